@@ -1,0 +1,49 @@
+package fsm
+
+// Node is one node of the project's regex AST: the hand-over type between
+// grammar/ (which builds it from JSON Schema and other constraints) and fsm/
+// (which compiles it to a byte-level DFA).
+//
+// The AST is a DAG: the same *Node may appear in several places. The NFA
+// builder compiles with continuation passing and memoizes on (node,
+// continuation), so sharing a node between places that continue the same way
+// (the optional-property suffixes of an object, say) costs nothing. Nodes are
+// never mutated after construction; build them with the constructors below,
+// which also apply cheap simplifications (flattening, ∅/ε folding).
+//
+// The alphabet is bytes. OpRunes matches one Unicode scalar value encoded as
+// UTF-8 (surrogates and overlong forms can never match); OpBytes matches one
+// raw byte, which is how special tokens (0xFF-prefixed, see TokenIndex) and
+// partial UTF-8 are named.
+type Node struct {
+	Op    Op
+	Lit   []byte      // OpLiteral: the exact byte string
+	Runes []RuneRange // OpRunes: sorted, non-overlapping, non-adjacent ranges
+	Bytes []ByteRange // OpBytes: sorted, non-overlapping, non-adjacent ranges
+	Subs  []*Node     // OpConcat, OpAlt, OpAnd: operands; OpRepeat, OpNot: Subs[0]
+	Min   int         // OpRepeat: minimum count
+	Max   int         // OpRepeat: maximum count, or -1 for unbounded
+}
+
+// Op is the kind of a Node.
+type Op uint8
+
+// The operators of the regex AST.
+const (
+	OpNoMatch Op = iota // matches nothing (∅)
+	OpEmpty             // matches the empty string (ε)
+	OpLiteral           // matches Lit exactly
+	OpRunes             // matches one UTF-8 encoded scalar value in Runes
+	OpBytes             // matches one byte in Bytes
+	OpConcat            // matches Subs in sequence
+	OpAlt               // matches any of Subs
+	OpRepeat            // matches Subs[0] between Min and Max times
+	OpAnd               // matches what every one of Subs matches (intersection)
+	OpNot               // matches every byte string that Subs[0] does not (complement)
+)
+
+// RuneRange is an inclusive range of Unicode code points.
+type RuneRange struct{ Lo, Hi rune }
+
+// ByteRange is an inclusive range of bytes.
+type ByteRange struct{ Lo, Hi byte }

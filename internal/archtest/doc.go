@@ -1,0 +1,4 @@
+// Package archtest holds the import-direction test that enforces the
+// project's layering (STYLE rule 2): each stage imports only the stages
+// before it, only cmd/serve knows HTTP, and only internal/llama knows cgo.
+package archtest
