@@ -1,0 +1,68 @@
+// Package fsm turns regular expressions into byte-level deterministic
+// automata, the form the token-mask machinery walks.
+//
+// # Pipeline
+//
+// A constraint arrives as a regex AST (*Node), built either by package
+// grammar (JSON Schema → AST, with the constructors in build.go) or by one of
+// the parsers here (Parse for the project dialect, ParseRegex for a user's
+// plain regex, ParsePattern for a JSON Schema "pattern"). Compile then
+//
+//  1. builds a Thompson NFA over bytes by continuation passing, memoized on
+//     (node, continuation), so a sub-node shared in the DAG with the same
+//     continuation is built once; runes become UTF-8 byte sequences;
+//     intersections and complements are built as DFAs and spliced back in as
+//     NFA fragments;
+//  2. determinizes it by subset construction over byte equivalence classes;
+//  3. trims it (states that cannot reach acceptance become the dead state 0);
+//  4. minimizes it (Hopcroft/Valmari partition refinement) and renumbers it
+//     canonically, dead state first, into a *DFA.
+//
+// Every step runs under the budgets in Options and fails with an *Error
+// whose Code says which limit was hit, never with a hang or a panic.
+//
+// # The project regex dialect
+//
+// String prints, and Parse reads, this dialect. It is a superset of the
+// Python/RE2 core, matched against the whole input (full-match semantics):
+//
+//	x y           concatenation
+//	x|y           alternation (loosest)
+//	x&y           intersection: strings both match (binds tighter than |,
+//	              looser than concatenation: ab&cd|e is ((ab)&(cd))|e)
+//	~(x)          complement: every byte string x does not match
+//	x* x+ x?      repetition; x{m} x{m,} x{m,n} x{,n}; a trailing ? (lazy)
+//	              is accepted and ignored (same language)
+//	(x) (?:x)     grouping; (?P<name>x) and (?<name>x) too (no captures)
+//	(?:)          the empty string
+//	[a-z\n] [^…]  a class of Unicode scalar values (negation is relative to
+//	              all scalar values; surrogates never match). A ']' right
+//	              after '[' or '[^' is literal. [^\x{0}-\x{10FFFF}] is the
+//	              empty language.
+//	.             any scalar value except \n ((?s:.) or (?s) include \n)
+//	\y{80-BF,C0}  a raw byte class: one byte in the listed hex ranges. This
+//	              is how bytes that are not valid UTF-8 (special-token
+//	              markers, partial characters) are written.
+//	\x{HHHH} \xHH \uHHHH \U00HHHHHH   a code point, matched as its UTF-8 bytes
+//	\n \t \r \f \v \a \0              the usual controls
+//	\d \w \s      ASCII classes [0-9], [0-9A-Za-z_], [\t\n\v\f\r ]
+//	\D \W \S      their complements; \p{Greek} \pL \P{Lu}: Unicode
+//	              categories and scripts from Go's tables
+//	\. \* \& \~   any escaped ASCII punctuation is that character
+//	^ $           accepted only at the start / end of a top-level
+//	              alternative, where they are no-ops
+//
+// Lookarounds, backreferences, \b, \B, inner anchors, possessive
+// quantifiers and inline flags other than s are rejected with ErrUnsupported
+// and the offset of the construct.
+//
+// ParseRegex reads the same dialect without the three extensions (&, ~ and
+// \y are literal characters or errors, as in Python), for user-supplied
+// regexes. ParsePattern reads ECMA-262 patterns as JSON Schema uses them;
+// see its documentation.
+//
+// # Conventions
+//
+// n is a *Node, d a *DFA, s a StateID; "dead" is DeadState (0). Limit
+// errors carry the limit and the size reached.
+package fsm

@@ -1,0 +1,102 @@
+package fsm
+
+import (
+	"context"
+	"time"
+)
+
+// Options bounds and tunes Compile. The zero value means "all defaults";
+// a zero field takes its Default* value and a negative field means "no
+// limit" (for tests and offline tools only: a server must keep budgets).
+//
+// Every limit is enforced while building, not estimated beforehand, so an
+// oversized or adversarial input stops with an *Error carrying the limit and
+// the size reached, instead of hanging or exhausting memory.
+type Options struct {
+	MaxNFAStates int           // states of one Thompson NFA (default DefaultMaxNFAStates)
+	MaxDFAStates int           // states of one subset-construction or product DFA (default DefaultMaxDFAStates)
+	MaxWork      int64         // sum of NFA-set sizes processed by determinization (default DefaultMaxWork)
+	MaxRepeat    int           // largest m or n accepted in x{m,n} (default DefaultMaxRepeat)
+	MaxDepth     int           // deepest AST nesting the compiler recurses into (default DefaultMaxDepth)
+	Timeout      time.Duration // wall-clock budget of one Compile call (default DefaultTimeout)
+
+	// Context, if non-nil, cancels the build when done (a request that went
+	// away). It is polled together with Timeout, every few thousand steps.
+	Context context.Context
+
+	// NoMinimize skips Hopcroft minimization (trimming still happens). Only
+	// for debugging and for measuring what minimization buys.
+	NoMinimize bool
+}
+
+// Default budgets. They are sized for JSON-Schema constraints on a small
+// server: generous for every realistic schema, small enough that the worst
+// input costs well under a second of CPU and a few tens of MB.
+const (
+	// DefaultMaxNFAStates bounds the Thompson NFA. A JSON object with a few
+	// hundred leaf values and bounded strings needs tens of thousands of NFA
+	// states; 1M states are about 40 MB and take ~100 ms to build, which is
+	// the most one request may spend before determinization even starts.
+	DefaultMaxNFAStates = 1_000_000
+
+	// DefaultMaxDFAStates bounds every DFA built (subset construction,
+	// products, complements). llguidance caps its lexer at 250k states; at
+	// ~50 byte classes × 4 B a 200k-state table is ~40 MB, and each state
+	// later needs a token mask, so beyond this the mask store, not the DFA,
+	// becomes the problem.
+	DefaultMaxDFAStates = 200_000
+
+	// DefaultMaxWork bounds the sum of NFA-set sizes processed by subset
+	// construction (each unit is a few ns of hashing and closure work), so
+	// 20M units is roughly 0.1–0.3 s. It catches the case the state budget
+	// cannot: few DFA states, each made of huge NFA sets (flat alternations
+	// of thousands of strings).
+	DefaultMaxWork = 20_000_000
+
+	// DefaultMaxRepeat bounds the counts of x{m,n}. A bounded repeat is
+	// unrolled, so maxLength 10,000 over a JSON string character is already
+	// ~50k DFA states; larger counts would exceed the DFA budget anyway, and
+	// failing here is immediate instead of after building the unrolled NFA.
+	DefaultMaxRepeat = 10_000
+
+	// DefaultMaxDepth bounds the recursion of the NFA builder over the AST.
+	// JSON schemas nest a few dozen levels; 10,000 keeps the goroutine stack
+	// well under its limit for malformed or adversarial trees.
+	DefaultMaxDepth = 10_000
+
+	// DefaultTimeout is a backstop: the deterministic budgets above are the
+	// primary limits (timeouts vary with machine load), and the MaskBench
+	// target is p99 ≤ 100 ms, so 5 s means something has gone badly wrong.
+	DefaultTimeout = 5 * time.Second
+)
+
+// withDefaults returns o with zero fields replaced by defaults and negative
+// fields by "unlimited".
+func (o Options) withDefaults() Options {
+	const unlimited = int(^uint(0) >> 2)
+	fix := func(v *int, def int) {
+		switch {
+		case *v == 0:
+			*v = def
+		case *v < 0:
+			*v = unlimited
+		}
+	}
+	fix(&o.MaxNFAStates, DefaultMaxNFAStates)
+	fix(&o.MaxDFAStates, DefaultMaxDFAStates)
+	fix(&o.MaxRepeat, DefaultMaxRepeat)
+	fix(&o.MaxDepth, DefaultMaxDepth)
+	switch {
+	case o.MaxWork == 0:
+		o.MaxWork = DefaultMaxWork
+	case o.MaxWork < 0:
+		o.MaxWork = int64(unlimited)
+	}
+	switch {
+	case o.Timeout == 0:
+		o.Timeout = DefaultTimeout
+	case o.Timeout < 0:
+		o.Timeout = 0 // no deadline
+	}
+	return o
+}
