@@ -24,24 +24,24 @@ type ErrorCode uint8
 // unsupported-construct) errors; codes from ErrTooManyNFAStates on are budget
 // errors raised while compiling.
 const (
-	ErrInternal        ErrorCode = iota // a bug in fsm; should never be seen
-	ErrInvalidNode                      // a malformed *Node (nil, missing operands)
-	ErrMissingParen                     // a group is not closed
-	ErrUnexpectedParen                  // a ')' without a matching '('
-	ErrMissingBracket                   // a character class is not closed
-	ErrInvalidEscape                    // an unknown or malformed escape sequence
-	ErrInvalidRange                     // a class range whose ends are reversed or are class escapes
-	ErrMissingRepeatArg                 // a quantifier with nothing (or another quantifier) before it
-	ErrInvalidRepeat                    // a malformed or reversed {m,n}, or a count above the parse limit
-	ErrInvalidUTF8                      // the pattern text is not valid UTF-8
-	ErrNestingDepth                     // groups nested deeper than the parse limit
-	ErrUnsupported                      // a construct no regular engine can honour (lookaround, backreference, \b, inner anchors, flags)
-	ErrTooManyNFAStates                 // the NFA grew past Options.MaxNFAStates
-	ErrTooManyDFAStates                 // determinization or a product grew past Options.MaxDFAStates
-	ErrTooMuchWork                      // determinization processed more NFA-set elements than Options.MaxWork
-	ErrRepeatTooLarge                   // a repeat count exceeds Options.MaxRepeat
-	ErrTooDeep                          // the AST is nested deeper than Options.MaxDepth
-	ErrTimeout                          // the build ran past Options.Timeout or its context was done
+	ErrInternal         ErrorCode = iota // a bug in fsm; should never be seen
+	ErrInvalidNode                       // a malformed *Node (nil, missing operands)
+	ErrMissingParen                      // a group is not closed
+	ErrUnexpectedParen                   // a ')' without a matching '('
+	ErrMissingBracket                    // a character class is not closed
+	ErrInvalidEscape                     // an unknown or malformed escape sequence
+	ErrInvalidRange                      // a class range whose ends are reversed or are class escapes
+	ErrMissingRepeatArg                  // a quantifier with nothing (or another quantifier) before it
+	ErrInvalidRepeat                     // a malformed or reversed {m,n}, or a count above the parse limit
+	ErrInvalidUTF8                       // the pattern text is not valid UTF-8
+	ErrNestingDepth                      // groups nested deeper than the parse limit
+	ErrUnsupported                       // a construct no regular engine can honour (lookaround, backreference, \b, inner anchors, flags)
+	ErrTooManyNFAStates                  // the NFA grew past Options.MaxNFAStates
+	ErrTooManyDFAStates                  // determinization or a product grew past Options.MaxDFAStates
+	ErrTooMuchWork                       // determinization processed more NFA-set elements than Options.MaxWork
+	ErrRepeatTooLarge                    // a repeat count exceeds Options.MaxRepeat
+	ErrTooDeep                           // the AST is nested deeper than Options.MaxDepth
+	ErrTimeout                           // the build ran past Options.Timeout or its context was done
 )
 
 var codeNames = [...]string{
