@@ -1,0 +1,161 @@
+package fsm
+
+import (
+	"context"
+	"time"
+)
+
+// Compile builds the trimmed, minimized byte DFA of n under the budgets in
+// opts (the zero Options means defaults). Sub-nodes that are intersections
+// or complements are compiled to DFAs of their own first and spliced into
+// the enclosing NFA. Every failure is an *Error: ErrInvalidNode for a
+// malformed AST, or a limit code carrying the limit and the size reached.
+func Compile(n *Node, opts Options) (*DFA, error) {
+	c := newCompiler(opts)
+	return c.dfaOf(n)
+}
+
+// IsEmpty reports whether n matches no string at all. grammar/ uses it to
+// prove oneOf branches disjoint: IsEmpty(And(a, b)).
+func IsEmpty(n *Node, opts Options) (bool, error) {
+	d, err := Compile(n, opts)
+	if err != nil {
+		return false, err
+	}
+	return d.Start == DeadState, nil
+}
+
+// DumpNFA returns the dump of the Thompson NFA that Compile builds for n
+// (the outer one: intersections and complements appear spliced in as
+// DFA-shaped fragments). For tests and cmd/fsmdump.
+func DumpNFA(n *Node, opts Options) (string, error) {
+	c := newCompiler(opts)
+	m, err := c.nfaOf(n)
+	if err != nil {
+		return "", err
+	}
+	return m.String(), nil
+}
+
+// compiler holds what one Compile call shares across the NFAs and DFAs it
+// builds: the budgets, the deadline, the nesting depth and the DFAs of
+// intersection and complement nodes (memoized by node).
+type compiler struct {
+	opts     Options
+	ctx      context.Context
+	deadline time.Time
+	depth    int
+	polls    int
+	dfas     map[*Node]*DFA
+}
+
+func newCompiler(opts Options) *compiler {
+	c := &compiler{opts: opts.withDefaults(), ctx: opts.Context, dfas: make(map[*Node]*DFA)}
+	if c.opts.Timeout > 0 {
+		c.deadline = time.Now().Add(c.opts.Timeout)
+	}
+	return c
+}
+
+// enter counts one level of recursion; callers decrement c.depth on return.
+func (c *compiler) enter() error {
+	c.depth++
+	if c.depth > c.opts.MaxDepth {
+		return limitErr(ErrTooDeep, int64(c.opts.MaxDepth), int64(c.depth))
+	}
+	return nil
+}
+
+// poll checks the deadline and the context; it is cheap enough to call in
+// inner loops because it reads the clock only every 256 calls.
+func (c *compiler) poll() error {
+	c.polls++
+	if c.polls&255 != 0 {
+		return nil
+	}
+	if c.ctx != nil && c.ctx.Err() != nil {
+		return &Error{Code: ErrTimeout, Expr: c.ctx.Err().Error(), Pos: -1}
+	}
+	if !c.deadline.IsZero() {
+		if now := time.Now(); now.After(c.deadline) {
+			t := c.opts.Timeout
+			return &Error{Code: ErrTimeout, Pos: -1, Limit: int64(t / time.Millisecond),
+				Size: int64((t + now.Sub(c.deadline)) / time.Millisecond), Expr: "milliseconds"}
+		}
+	}
+	return nil
+}
+
+func (c *compiler) nfaOf(n *Node) (*nfa, error) {
+	b := newBuilder(c)
+	start, err := b.build(n, nfaAccept)
+	if err != nil {
+		return nil, err
+	}
+	b.m.start = start
+	return b.m, nil
+}
+
+// dfaOf compiles n to a DFA, memoized by node.
+func (c *compiler) dfaOf(n *Node) (*DFA, error) {
+	if n == nil {
+		return nil, &Error{Code: ErrInvalidNode, Expr: "nil node", Pos: -1}
+	}
+	if d, ok := c.dfas[n]; ok {
+		return d, nil
+	}
+	if err := c.enter(); err != nil {
+		return nil, err
+	}
+	d, err := c.dfaOf1(n)
+	c.depth--
+	if err != nil {
+		return nil, err
+	}
+	c.dfas[n] = d
+	return d, nil
+}
+
+func (c *compiler) dfaOf1(n *Node) (*DFA, error) {
+	switch n.Op {
+	case OpAnd:
+		if len(n.Subs) == 0 {
+			return nil, &Error{Code: ErrInvalidNode, Expr: "and needs operands", Pos: -1}
+		}
+		d, err := c.dfaOf(n.Subs[0])
+		if err != nil {
+			return nil, err
+		}
+		for _, sub := range n.Subs[1:] {
+			if d.Start == DeadState {
+				break
+			}
+			e, err := c.dfaOf(sub)
+			if err != nil {
+				return nil, err
+			}
+			if d, err = c.intersect(d, e); err != nil {
+				return nil, err
+			}
+		}
+		return d, nil
+	case OpNot:
+		if len(n.Subs) != 1 {
+			return nil, &Error{Code: ErrInvalidNode, Expr: "not needs one operand", Pos: -1}
+		}
+		d, err := c.dfaOf(n.Subs[0])
+		if err != nil {
+			return nil, err
+		}
+		return c.complement(d)
+	}
+	m, err := c.nfaOf(n)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := c.determinize(m)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish(raw)
+}

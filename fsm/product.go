@@ -1,0 +1,92 @@
+package fsm
+
+// Products and complements of DFAs.
+//
+// Intersection is the classic product construction, explored breadth-first
+// from the pair of start states over the joint byte classes (the common
+// refinement of both operands' classes); a pair with a dead component is
+// dead. Complement swaps accepting and rejecting states of the complete
+// DFA, so the old dead state becomes an accepting sink (every string with a
+// prefix outside the operand's prefixes is in the complement). Both results
+// go through finish again, because products and complements create
+// non-minimal and dead pockets.
+
+func (c *compiler) intersect(a, b *DFA) (*DFA, error) {
+	if a.Start == DeadState || b.Start == DeadState {
+		return emptyDFA(), nil
+	}
+	r := &rawDFA{}
+	joint := make(map[[2]uint8]uint8)
+	var reps []byte
+	for bt := range 256 {
+		key := [2]uint8{a.Classes[bt], b.Classes[bt]}
+		cl, ok := joint[key]
+		if !ok {
+			cl = uint8(len(reps))
+			joint[key] = cl
+			reps = append(reps, byte(bt))
+		}
+		r.classes[bt] = cl
+	}
+	k := len(reps)
+	r.k = k
+	ids := map[uint64]int32{0: 0}
+	pairs := [][2]StateID{{0, 0}}
+	r.accept = []bool{false}
+	intern := func(p, q StateID) (int32, error) {
+		if p == DeadState || q == DeadState {
+			return 0, nil
+		}
+		key := uint64(p)<<32 | uint64(q)
+		if id, ok := ids[key]; ok {
+			return id, nil
+		}
+		if len(pairs) >= c.opts.MaxDFAStates {
+			return 0, limitErr(ErrTooManyDFAStates, int64(c.opts.MaxDFAStates), int64(len(pairs)+1))
+		}
+		id := int32(len(pairs))
+		ids[key] = id
+		pairs = append(pairs, [2]StateID{p, q})
+		r.accept = append(r.accept, a.Accept[p] && b.Accept[q])
+		return id, nil
+	}
+	start, err := intern(a.Start, b.Start)
+	if err != nil {
+		return nil, err
+	}
+	r.start = start
+	r.trans = make([]int32, k, 64*k)
+	for i := 1; i < len(pairs); i++ {
+		if err := c.poll(); err != nil {
+			return nil, err
+		}
+		p, q := pairs[i][0], pairs[i][1]
+		for _, bt := range reps {
+			t, err := intern(a.Next(p, bt), b.Next(q, bt))
+			if err != nil {
+				return nil, err
+			}
+			r.trans = append(r.trans, t)
+		}
+	}
+	return c.finish(r)
+}
+
+func (c *compiler) complement(d *DFA) (*DFA, error) {
+	r := &rawDFA{classes: d.Classes, k: d.NumClasses, start: int32(d.Start)}
+	// The complement's raw numbering must keep state 0 as "dead" for
+	// finish, but the operand's dead state becomes an accepting sink: give
+	// every operand state s the raw id s+1 and keep raw 0 as an unused
+	// dead state.
+	n := d.NumStates()
+	r.trans = make([]int32, (n+1)*r.k)
+	r.accept = make([]bool, n+1)
+	for s := range n {
+		r.accept[s+1] = !d.Accept[s]
+		for cl := range r.k {
+			r.trans[(s+1)*r.k+cl] = int32(d.Trans[s*r.k+cl]) + 1
+		}
+	}
+	r.start = int32(d.Start) + 1
+	return c.finish(r)
+}
