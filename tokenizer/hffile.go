@@ -114,21 +114,21 @@ type hfJSON struct {
 // component is the generic shape of a normalizer, pre-tokenizer or
 // decoder entry; the fields used depend on Type.
 type component struct {
-	Type          string          `json:"type"`
-	Normalizers   []component     `json:"normalizers"`
-	Pretokenizers []component     `json:"pretokenizers"`
-	Decoders      []component     `json:"decoders"`
-	Pattern       json.RawMessage `json:"pattern"`
-	Content       string          `json:"content"`
-	Prepend       string          `json:"prepend"`
-	Behavior      string          `json:"behavior"`
-	Invert        bool            `json:"invert"`
-	AddPrefixSpc  bool            `json:"add_prefix_space"`
-	UseRegex      *bool           `json:"use_regex"`
-	Replacement   string          `json:"replacement"`
-	PrependScheme string          `json:"prepend_scheme"`
-	Split         *bool           `json:"split"`
-	IndividualDig bool            `json:"individual_digits"`
+	Type           string          `json:"type"`
+	Normalizers    []component     `json:"normalizers"`
+	Pretokenizers  []component     `json:"pretokenizers"`
+	Decoders       []component     `json:"decoders"`
+	Pattern        json.RawMessage `json:"pattern"`
+	Content        string          `json:"content"`
+	Prepend        string          `json:"prepend"`
+	Behavior       string          `json:"behavior"`
+	Invert         bool            `json:"invert"`
+	AddPrefixSpace *bool           `json:"add_prefix_space"`
+	UseRegex       *bool           `json:"use_regex"`
+	Replacement    string          `json:"replacement"`
+	PrependScheme  string          `json:"prepend_scheme"`
+	Split          *bool           `json:"split"`
+	IndividualDig  bool            `json:"individual_digits"`
 }
 
 // pattern is the {"String": s} or {"Regex": r} of Split and Replace.
