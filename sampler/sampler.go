@@ -172,41 +172,6 @@ func (s *Sampler) Sample(logits []float32, mask []uint64, allowed int) (Result, 
 	return res, nil
 }
 
-// SampleLazy is "sample first, verify, mask only on rejection": it draws from
-// the unconstrained distribution, and if isAllowed accepts the draw it
-// returns it without ever building the mask. Otherwise it calls fill to get
-// the mask (and its popcount, or 0 if unknown) and draws again, mask-first.
-//
-// This is exact only for pure temperature sampling and greedy (see the
-// package doc); with top_k, top_p or min_p set, or when logprobs are asked
-// for, SampleLazy calls fill first and behaves exactly like Sample.
-func (s *Sampler) SampleLazy(logits []float32, isAllowed func(TokenID) bool, fill func() ([]uint64, int, error)) (Result, error) {
-	if !s.p.pureTemperature() || s.p.Logprobs || s.p.TopLogprobs > 0 {
-		mask, n, err := fill()
-		if err != nil {
-			return Result{}, err
-		}
-		return s.Sample(logits, mask, n)
-	}
-	if len(logits) != s.vocab {
-		return Result{}, errorf(CodeBadInput, "logits", "%d logits, want %d", len(logits), s.vocab)
-	}
-	s.cands = gatherAll(s.cands[:0], logits)
-	res := Result{Allowed: s.vocab}
-	if err := s.draw(&res); err == nil && isAllowed(res.ID) {
-		s.Observe(res.ID)
-		return res, nil
-	}
-	mask, n, err := fill()
-	if err != nil {
-		return Result{}, err
-	}
-	if mask == nil {
-		return Result{}, errorf(CodeBadInput, "mask", "fill returned no mask after a rejected draw")
-	}
-	return s.Sample(logits, mask, n)
-}
-
 // draw runs the chain from logit bias to the final draw over s.cands, which
 // holds the allowed candidates in increasing id order.
 func (s *Sampler) draw(res *Result) error {
@@ -240,6 +205,12 @@ func (s *Sampler) draw(res *Result) error {
 		return errorf(CodeNoCandidates, "logits", "every allowed token has a logit of -Inf or NaN")
 	}
 
+	wantLogprobs := s.p.Logprobs || s.p.TopLogprobs > 0
+	if s.p.greedy() && !wantLogprobs {
+		res.ID = argmax(c).id
+		return nil
+	}
+
 	// Weights exp(l - max) and the log-normaliser over the allowed set.
 	var z float64
 	for i := range c {
@@ -262,21 +233,27 @@ func (s *Sampler) draw(res *Result) error {
 
 	var chosen cand
 	if s.p.greedy() {
-		chosen = c[0]
-		for _, x := range c[1:] {
-			if x.l > chosen.l || (x.l == chosen.l && x.id < chosen.id) {
-				chosen = x
-			}
-		}
+		chosen = argmax(c)
 	} else {
-		c = s.truncate(c, z)
-		chosen = s.pick(c)
+		c, z = s.truncate(c, z)
+		chosen = s.pick(c, z)
 	}
 	res.ID = chosen.id
-	if s.p.Logprobs || s.p.TopLogprobs > 0 {
+	if wantLogprobs {
 		res.Logprob = chosen.l - lse
 	}
 	return nil
+}
+
+// argmax returns the best candidate, ties to the lowest id (c is non-empty).
+func argmax(c []cand) cand {
+	best := c[0]
+	for _, x := range c[1:] {
+		if better(x, best) {
+			best = x
+		}
+	}
+	return best
 }
 
 // applyBias adds the logit bias to the candidates that have one; c is in
@@ -329,8 +306,9 @@ func (s *Sampler) applyPenalties(c []cand) {
 }
 
 // truncate applies top_k, top_p and min_p in that order; z is the total
-// weight of c. The result may be reordered.
-func (s *Sampler) truncate(c []cand, z float64) []cand {
+// weight of c. It returns the kept candidates (possibly reordered) and their
+// total weight.
+func (s *Sampler) truncate(c []cand, z float64) ([]cand, float64) {
 	if k := s.p.TopK; k > 0 && k < len(c) {
 		selectTop(c, k)
 		c = c[:k]
@@ -355,6 +333,7 @@ func (s *Sampler) truncate(c []cand, z float64) []cand {
 			}
 			if cut > 0 {
 				c = c[:cut]
+				z = cum
 				break
 			}
 			if k == len(c) {
@@ -376,16 +355,17 @@ func (s *Sampler) truncate(c []cand, z float64) []cand {
 			}
 		}
 		c = c[:k]
+		z = 0
+		for _, x := range c {
+			z += float64(x.w)
+		}
 	}
-	return c
+	return c, z
 }
 
-// pick draws one candidate with probability proportional to its weight.
-func (s *Sampler) pick(c []cand) cand {
-	var z float64
-	for _, x := range c {
-		z += float64(x.w)
-	}
+// pick draws one candidate with probability proportional to its weight; z
+// is the total weight.
+func (s *Sampler) pick(c []cand, z float64) cand {
 	u := s.rng.Float64() * z
 	var cum float64
 	for _, x := range c {

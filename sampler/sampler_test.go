@@ -522,49 +522,6 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func TestSampleLazy(t *testing.T) {
-	base := logitsOf(0.4, 0.25, 0.15, 0.1, 0.06, 0.04)
-	mask := maskOf(6, 1, 3, 5)
-	want := []float64{0, 0.25 / 0.39, 0, 0.1 / 0.39, 0, 0.04 / 0.39}
-	fills := 0
-	fill := func() ([]uint64, int, error) { fills++; return mask, 3, nil }
-	isAllowed := func(id TokenID) bool { return Allowed(mask, id) }
-	const n = 100000
-	s := mustNew(t, 6, Params{Seed: 11})
-	h := make([]int, 6)
-	buf := make([]float32, 6)
-	for range n {
-		copy(buf, base)
-		r, err := s.SampleLazy(buf, isAllowed, fill)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !Allowed(mask, r.ID) {
-			t.Fatalf("SampleLazy = %d, which the mask disallows", r.ID)
-		}
-		h[r.ID]++
-	}
-	if x := chiSquare(h, want, n); x > chiLimit {
-		t.Errorf("SampleLazy: counts %v, want proportions %v: chi-square %.1f", h, want, x)
-	}
-	// The mask is built only on rejection: about 61% of draws here.
-	if fills < n/2 || fills > n*7/10 {
-		t.Errorf("SampleLazy built the mask %d times in %d draws, want about %d", fills, n, n*61/100)
-	}
-	// With top_k the mask is always built first.
-	fills = 0
-	s = mustNew(t, 6, Params{TopK: 2})
-	for range 100 {
-		copy(buf, base)
-		if r, err := s.SampleLazy(buf, isAllowed, fill); err != nil || !Allowed(mask, r.ID) {
-			t.Fatalf("SampleLazy(top_k) = %v, %v", r.ID, err)
-		}
-	}
-	if fills != 100 {
-		t.Errorf("SampleLazy(top_k 2) built the mask %d times in 100 draws, want 100", fills)
-	}
-}
-
 func TestNoAllocs(t *testing.T) {
 	const vocab = 32000
 	r := rand.New(rand.NewPCG(1, 1))
