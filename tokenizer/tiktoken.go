@@ -2,48 +2,36 @@ package tokenizer
 
 import (
 	"slices"
-	"sync"
 
-	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
-// tiktokenSpecialNames are the special tokens tiktoken's encodings define;
-// each encoding has a subset of them.
-var tiktokenSpecialNames = []string{
-	tiktoken.ENDOFTEXT, tiktoken.FIM_PREFIX, tiktoken.FIM_MIDDLE, tiktoken.FIM_SUFFIX, tiktoken.ENDOFPROMPT,
+// tiktokenSpecials are the special tokens of each encoding, from
+// OpenAI's tiktoken_ext/openai_public.py. The ids are facts about the
+// encodings; tests check them against github.com/pkoukk/tiktoken-go.
+// (This package reads the ranks with tiktoken-go-loader alone: tiktoken-go
+// itself imports net/http, which package tokenizer must not depend on.)
+var tiktokenSpecials = map[string]map[string]TokenID{
+	"cl100k_base": {
+		"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
+		"<|fim_suffix|>": 100260, "<|endofprompt|>": 100276,
+	},
+	"o200k_base": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+	"p50k_base":  {"<|endoftext|>": 50256},
+	"r50k_base":  {"<|endoftext|>": 50256},
 }
 
-// tiktokenEncodings are the encodings whose rank files the offline loader
-// embeds.
-var tiktokenEncodings = []string{"cl100k_base", "o200k_base", "p50k_base", "r50k_base"}
-
-var setLoaderOnce sync.Once
-
 // tiktokenRanks loads an encoding's ranks (token bytes → rank) and its
-// special tokens (text → id) from the files embedded in
-// tiktoken-go-loader, without network access.
+// special tokens (text → id) from the rank files embedded in
+// github.com/pkoukk/tiktoken-go-loader, without network access.
 func tiktokenRanks(name string) (map[string]int, map[string]TokenID, error) {
-	if !slices.Contains(tiktokenEncodings, name) {
-		return nil, nil, errorf(CodeUnknownEncoding, name, nil, "want one of %v", tiktokenEncodings)
-	}
-	setLoaderOnce.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
-	enc, err := tiktoken.GetEncoding(name)
-	if err != nil {
-		return nil, nil, errorf(CodeIO, name, err, "load tiktoken encoding")
+	specials, ok := tiktokenSpecials[name]
+	if !ok {
+		return nil, nil, errorf(CodeUnknownEncoding, name, nil, "want cl100k_base, o200k_base, p50k_base or r50k_base")
 	}
 	ranks, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(name + ".tiktoken")
 	if err != nil {
 		return nil, nil, errorf(CodeIO, name, err, "load tiktoken ranks")
-	}
-	specials := map[string]TokenID{}
-	for _, s := range tiktokenSpecialNames {
-		// An encoding knows a special token when it encodes the name, with
-		// special tokens allowed, as one id outside the ranks.
-		ids := enc.Encode(s, []string{"all"}, nil)
-		if len(ids) == 1 && ids[0] >= len(ranks) {
-			specials[s] = TokenID(ids[0])
-		}
 	}
 	return ranks, specials, nil
 }
@@ -51,7 +39,8 @@ func tiktokenRanks(name string) (map[string]int, map[string]TokenID, error) {
 // LoadTiktoken returns the Vocabulary of a tiktoken encoding
 // ("cl100k_base", "o200k_base"; "p50k_base" and "r50k_base" also work),
 // read offline from the rank files embedded in
-// github.com/pkoukk/tiktoken-go-loader. Token ids are the ranks; the
+// github.com/pkoukk/tiktoken-go-loader (the offline loader that
+// tiktoken-go users install with tiktoken.SetBpeLoader). Token ids are the ranks; the
 // special tokens (<|endoftext|> and the others the encoding defines) are
 // stored with SpecialPrefix, <|endoftext|> is the EOS, and there is no BOS.
 // Ids between the last rank and the special tokens are holes (nil).

@@ -1,0 +1,159 @@
+package tokenizer
+
+import (
+	"errors"
+	"strings"
+
+	"conform/gguf"
+)
+
+// GGUF metadata keys read by LoadGGUF (llama.cpp's names).
+const (
+	ggufKeyModel     = "tokenizer.ggml.model"
+	ggufKeyTokens    = "tokenizer.ggml.tokens"
+	ggufKeyTypes     = "tokenizer.ggml.token_type"
+	ggufKeyEOS       = "tokenizer.ggml.eos_token_id"
+	ggufKeyBOS       = "tokenizer.ggml.bos_token_id"
+	ggufKeyEOT       = "tokenizer.ggml.eot_token_id"
+	ggufKeyEOM       = "tokenizer.ggml.eom_token_id"
+	ggufKeyArch      = "general.architecture"
+	ggufOutputTensor = "output.weight"
+	ggufEmbedTensor  = "token_embd.weight"
+)
+
+// LoadGGUF reads a model's vocabulary from GGUF metadata with the pure-Go
+// reader in conform/gguf (no cgo, no tensor data read).
+//
+// tokenizer.ggml.model "gpt2" is byte-level BPE (token strings undo the
+// GPT-2 byte map) and "llama" is SentencePiece-style ("▁" is a space,
+// byte-type tokens "<0xNN>" are that byte). Token types decide the rest,
+// following llama.cpp's token_to_piece: control tokens are special
+// (SpecialPrefix + text); user-defined tokens are their text as written;
+// unknown tokens and unused tokens with text are special too, so that
+// no grammar over text can produce them; unused tokens without text are
+// holes (nil).
+//
+// EOS holds eos_token_id, eot_token_id and eom_token_id when present, plus
+// the usual end-of-turn tokens among the special tokens. Width is the
+// larger of the token count, <arch>.vocab_size and the vocabulary
+// dimension of the output (or tied embedding) tensor.
+func LoadGGUF(path string) (*Vocabulary, error) {
+	f, err := gguf.Open(path)
+	if err != nil {
+		code := CodeSyntax
+		var ge *gguf.Error
+		if errors.As(err, &ge) && ge.Code == gguf.CodeOpen {
+			code = CodeIO
+		}
+		return nil, errorf(code, path, err, "read GGUF")
+	}
+	return vocabularyFromGGUF(f, path)
+}
+
+// ggufMeta is the part of *gguf.File that LoadGGUF uses.
+type ggufMeta interface {
+	String(key string) (string, bool)
+	Strings(key string) ([]string, bool)
+	Int32s(key string) ([]int32, bool)
+	Uint32(key string) (uint32, bool)
+	Tensor(name string) (gguf.TensorInfo, bool)
+}
+
+func vocabularyFromGGUF(f ggufMeta, path string) (*Vocabulary, error) {
+	model, ok := f.String(ggufKeyModel)
+	if !ok {
+		return nil, errorf(CodeInvalid, path+": "+ggufKeyModel, nil, "missing")
+	}
+	kind := KindByteLevel
+	switch model {
+	case "gpt2":
+	case "llama":
+		kind = KindSentencePiece
+	default:
+		return nil, errorf(CodeUnsupported, path+": "+ggufKeyModel, nil, "tokenizer model %q (only gpt2 and llama are implemented)", model)
+	}
+	tokens, ok := f.Strings(ggufKeyTokens)
+	if !ok {
+		return nil, errorf(CodeInvalid, path+": "+ggufKeyTokens, nil, "missing or not a string array")
+	}
+	types, ok := f.Int32s(ggufKeyTypes)
+	if !ok {
+		types = nil // every token normal
+	} else if len(types) != len(tokens) {
+		return nil, errorf(CodeInvalid, path+": "+ggufKeyTypes, nil, "%d types for %d tokens", len(types), len(tokens))
+	}
+	n := len(tokens)
+	v := &Vocabulary{
+		Tokens:  make([][]byte, n),
+		Special: make([]bool, n),
+		BOS:     NoToken,
+		Width:   n,
+		Name:    path,
+	}
+	specials := map[string]TokenID{}
+	for id, s := range tokens {
+		typ := TokenTypeNormal
+		if types != nil {
+			typ = types[id]
+		}
+		switch typ {
+		case TokenTypeControl, TokenTypeUnknown:
+			v.Tokens[id], v.Special[id] = specialBytes(s), true
+			specials[s] = TokenID(id)
+		case TokenTypeUnused:
+			if s != "" {
+				v.Tokens[id], v.Special[id] = specialBytes(s), true
+			}
+		case TokenTypeUserDefined:
+			v.Tokens[id] = []byte(s)
+		case TokenTypeByte:
+			if b, ok := byteTokenValue(s); ok {
+				v.Tokens[id] = []byte{b}
+			} else {
+				v.Tokens[id] = ggufNormalBytes(kind, s)
+			}
+		default:
+			v.Tokens[id] = ggufNormalBytes(kind, s)
+		}
+	}
+	id32 := func(key string) (TokenID, bool) {
+		u, ok := f.Uint32(key)
+		if !ok || int(u) >= n {
+			return NoToken, false
+		}
+		return TokenID(u), true
+	}
+	eos, _ := id32(ggufKeyEOS)
+	if bos, ok := id32(ggufKeyBOS); ok {
+		v.BOS = bos
+	}
+	for _, k := range []string{ggufKeyEOT, ggufKeyEOM} {
+		if id, ok := id32(k); ok {
+			v.EOS = append(v.EOS, id)
+		}
+	}
+	if arch, ok := f.String(ggufKeyArch); ok {
+		if w, ok := f.Uint32(arch + ".vocab_size"); ok {
+			v.Width = max(v.Width, int(w))
+		}
+	}
+	for _, name := range []string{ggufOutputTensor, ggufEmbedTensor} {
+		if t, ok := f.Tensor(name); ok && len(t.Dims) == 2 {
+			v.Width = max(v.Width, int(min(t.Dims[1], 1<<31-1)))
+			break
+		}
+	}
+	v.finish(eos, specials)
+	return v, nil
+}
+
+// ggufNormalBytes decodes a normal token's string.
+func ggufNormalBytes(kind Kind, s string) []byte {
+	if kind == KindByteLevel {
+		if b, ok := GPT2Decode(s); ok {
+			return b
+		}
+		return []byte(s)
+	}
+	return []byte(strings.ReplaceAll(s, "▁", " "))
+}
