@@ -79,8 +79,7 @@ func (c *compiler) poll() error {
 	if !c.deadline.IsZero() {
 		if now := time.Now(); now.After(c.deadline) {
 			t := c.opts.Timeout
-			return &Error{Code: ErrTimeout, Pos: -1, Limit: int64(t / time.Millisecond),
-				Size: int64((t + now.Sub(c.deadline)) / time.Millisecond), Expr: "milliseconds"}
+			return &Error{Code: ErrTimeout, Pos: -1, Limit: int64(t), Size: int64(t + now.Sub(c.deadline))}
 		}
 	}
 	return nil

@@ -1,21 +1,368 @@
 package fsm
 
-import "testing"
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
 
-func TestCompileSmoke(t *testing.T) {
-	for _, n := range []*Node{
-		Lit("abc"),
-		Cat(Lit("a"), Star(RuneClass(RuneRange{'a', 'z'}))),
-		Alt(Lit("foo"), Lit("bar"), Lit("baz")),
-		AnyRune(),
-		And(Star(RuneClass(RuneRange{'a', 'b'})), Not(Cat(Star(AnyRune()), Lit("aa"), Star(AnyRune())))),
-	} {
-		d, err := Compile(n, Options{})
-		if err != nil {
-			t.Fatal(err)
+var dfaTests = []struct {
+	re   string
+	want string
+}{
+	{`[^\x{0}-\x{10FFFF}]`, "dfa states=1 classes=1 start=0\n"},
+	{`(?:)`, "dfa states=2 classes=1 start=1\n1*:\n"},
+	{`abc`, "dfa states=5 classes=4 start=1\n1: a->2\n2: b->3\n3: c->4\n4*:\n"},
+	{`a[a-z]*`, "dfa states=3 classes=3 start=1\n1: a->2\n2*: a-z->2\n"},
+	{`foo|bar|baz`, "dfa states=7 classes=6 start=1\n1: b->2 f->3\n2: a->4\n3: o->5\n4: r,z->6\n5: o->6\n6*:\n"},
+	{`(?:a|b)*`, "dfa states=2 classes=2 start=1\n1*: a-b->1\n"},
+	{`(?:a*b*)*`, "dfa states=2 classes=2 start=1\n1*: a-b->1\n"},
+	{`x{2,3}`, "dfa states=5 classes=2 start=1\n1: x->2\n2: x->3\n3*: x->4\n4*:\n"},
+	{`~(a)`, "dfa states=4 classes=2 start=1\n1*: \\x00-`,b-\\xFF->2 a->3\n2*: \\x00-\\xFF->2\n3: \\x00-\\xFF->2\n"},
+	{`[ab]*&~(.*aa.*)`, "dfa states=3 classes=3 start=1\n1*: b->1 a->2\n2*: b->1\n"},
+	{`\y{80-BF}|\x{80}`, "dfa states=4 classes=4 start=1\n1: \\x80-\\xBF->2 \\xC2->3\n2*:\n3: \\x80->2\n"},
+	{`[\x{80}-\x{7FF}]`, "dfa states=4 classes=3 start=1\n1: \\xC2-\\xDF->2\n2: \\x80-\\xBF->3\n3*:\n"},
+}
+
+func TestDFAString(t *testing.T) {
+	for _, tt := range dfaTests {
+		d := mustCompile(t, mustParse(t, tt.re))
+		if got := d.String(); got != tt.want {
+			t.Errorf("Compile(%q).String() =\n%s\nwant\n%s", tt.re, got, tt.want)
 		}
-		t.Logf("%s\n%s", n, d)
-		nd, _ := DumpNFA(n, Options{})
-		t.Logf("%s", nd)
+	}
+}
+
+var nfaTests = []struct {
+	re   string
+	want string
+}{
+	{`ab`, "start 3\n0 fail\n1 match\n2 byte 62 -> 1\n3 byte 61 -> 2\n"},
+	{`a|b`, "start 4\n0 fail\n1 match\n2 byte 61 -> 1\n3 byte 62 -> 1\n4 eps -> 2 3\n"},
+	{`a*`, "start 2\n0 fail\n1 match\n2 eps -> 3 1\n3 byte 61 -> 2\n"},
+	{`a{2,3}`, "start 5\n0 fail\n1 match\n2 byte 61 -> 1\n3 eps -> 2 1\n4 byte 61 -> 3\n5 byte 61 -> 4\n"},
+	{`[a-c\x{e9}]`, "start 5\n0 fail\n1 match\n2 byte 61-63 -> 1\n3 byte A9 -> 1\n4 byte C3 -> 3\n5 eps -> 2 4\n"},
+	{`\y{00,FF}`, "start 4\n0 fail\n1 match\n2 byte 00 -> 1\n3 byte FF -> 1\n4 eps -> 2 3\n"},
+}
+
+func TestNFAString(t *testing.T) {
+	for _, tt := range nfaTests {
+		got, err := DumpNFA(mustParse(t, tt.re), Options{})
+		if err != nil {
+			t.Fatalf("DumpNFA(%q) error: %v", tt.re, err)
+		}
+		if got != tt.want {
+			t.Errorf("DumpNFA(%q) =\n%s\nwant\n%s", tt.re, got, tt.want)
+		}
+	}
+}
+
+// optionalObject builds a JSON-like object with n optional integer
+// properties in fixed order, the way grammar/ does: two continuations per
+// suffix (nothing emitted yet / a comma needed), each suffix node shared.
+func optionalObject(n int) *Node {
+	integer := Cat(Opt(Lit("-")), Alt(Lit("0"), Cat(RuneClass(RuneRange{'1', '9'}), Star(RuneClass(RuneRange{'0', '9'})))))
+	first, after := Empty(), Empty()
+	for i := n - 1; i >= 0; i-- {
+		kv := Cat(Lit(fmt.Sprintf(`"p%d":`, i)), integer)
+		first, after = Alt(Cat(kv, after), first), Cat(Opt(Cat(Lit(","), kv)), after)
+	}
+	return Cat(Lit("{"), first, Lit("}"))
+}
+
+func nfaSize(t *testing.T, n *Node) int {
+	t.Helper()
+	m, err := newCompiler(Options{}).nfaOf(n)
+	if err != nil {
+		t.Fatalf("nfaOf error: %v", err)
+	}
+	return len(m.states)
+}
+
+func TestOptionalPropertiesLinear(t *testing.T) {
+	s100, s200 := nfaSize(t, optionalObject(100)), nfaSize(t, optionalObject(200))
+	// Each property costs its key literal (~7 bytes), one integer (~6
+	// states) and a few glue states, twice (first and after arms).
+	if s200 > 2*s100+200 || s200 > 200*40 {
+		t.Errorf("NFA states for 100/200 optional properties = %d/%d, want linear growth (≤ 2×+200) and ≤ %d", s100, s200, 200*40)
+	}
+	n := optionalObject(200)
+	d, err := Compile(n, Options{})
+	if err != nil {
+		t.Fatalf("Compile(200 optional properties) error: %v", err)
+	}
+	checkDFA(t, d)
+	if d.NumStates() > 200*20 {
+		t.Errorf("DFA states for 200 optional properties = %d, want ≤ %d", d.NumStates(), 200*20)
+	}
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{`{}`, true},
+		{`{"p0":1}`, true},
+		{`{"p3":1,"p77":-20,"p199":0}`, true},
+		{`{"p199":5}`, true},
+		{`{,"p1":1}`, false},
+		{`{"p2":1,"p1":1}`, false},
+		{`{"p1":1,}`, false},
+		{`{"p1":01}`, false},
+		{`{"p1":1"p2":2}`, false},
+	} {
+		if got := Matches(d, []byte(tc.s)); got != tc.want {
+			t.Errorf("Matches(200 optional properties, %s) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
+
+func TestUTF8AnyRune(t *testing.T) {
+	d := mustCompile(t, AnyRune())
+	var buf [4]byte
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		n := utf8.EncodeRune(buf[:], r)
+		if !Matches(d, buf[:n]) {
+			t.Fatalf("AnyRune rejects U+%04X % X", r, buf[:n])
+		}
+	}
+	for _, bad := range [][]byte{
+		{0xC0, 0x80}, {0xC1, 0xBF}, {0xE0, 0x80, 0x80}, {0xE0, 0x9F, 0xBF}, // overlong
+		{0xF0, 0x80, 0x80, 0x80}, {0xF0, 0x8F, 0xBF, 0xBF}, // overlong
+		{0xED, 0xA0, 0x80}, {0xED, 0xBF, 0xBF}, // surrogates
+		{0xF4, 0x90, 0x80, 0x80}, {0xF5, 0x80, 0x80, 0x80}, {0xFF}, {0x80}, // out of range, stray
+		{0xC3}, {0xE2, 0x82}, {0xF0, 0x9F, 0x98}, // truncated
+		{}, {'a', 'b'}, // not one rune
+	} {
+		if Matches(d, bad) {
+			t.Errorf("AnyRune accepts % X", bad)
+		}
+	}
+	// Every 1- and 2-byte string, and random 3- and 4-byte strings.
+	want := func(b []byte) bool { return utf8.Valid(b) && utf8.RuneCount(b) == 1 }
+	for i := range 1 << 16 {
+		b := []byte{byte(i >> 8), byte(i)}
+		if got := Matches(d, b); got != want(b) {
+			t.Fatalf("Matches(AnyRune, % X) = %v, want %v", b, got, want(b))
+		}
+		if got := Matches(d, b[1:]); got != want(b[1:]) {
+			t.Fatalf("Matches(AnyRune, % X) = %v, want %v", b[1:], got, want(b[1:]))
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		b := make([]byte, 3+rng.IntN(2))
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+			if i > 0 && rng.IntN(3) > 0 {
+				b[i] = 0x80 | byte(rng.IntN(64))
+			}
+		}
+		if got := Matches(d, b); got != want(b) {
+			t.Fatalf("Matches(AnyRune, % X) = %v, want %v", b, got, want(b))
+		}
+	}
+}
+
+func TestUTF8RandomClasses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	edges := []rune{0, 0x7F, 0x80, 0x7FF, 0x800, 0xD7FF, 0xE000, 0xFFFF, 0x10000, 0x3FFFF, 0x40000, 0x10FFFF}
+	pick := func() rune {
+		if rng.IntN(2) == 0 {
+			return edges[rng.IntN(len(edges))] + rune(rng.IntN(3)) - 1
+		}
+		return rune(rng.IntN(utf8.MaxRune + 1))
+	}
+	for range 200 {
+		var rs []RuneRange
+		for range 1 + rng.IntN(4) {
+			a, b := pick(), pick()
+			if a > b {
+				a, b = b, a
+			}
+			rs = append(rs, RuneRange{a, b})
+		}
+		n := RuneClass(rs...)
+		d := mustCompile(t, n)
+		in := func(r rune) bool {
+			for _, x := range rs {
+				if r >= x.Lo && r <= x.Hi {
+					return utf8.ValidRune(r)
+				}
+			}
+			return false
+		}
+		var buf [4]byte
+		for range 500 {
+			r := pick()
+			if r < 0 || r > utf8.MaxRune || (r >= 0xD800 && r <= 0xDFFF) {
+				continue
+			}
+			k := utf8.EncodeRune(buf[:], r)
+			if got := Matches(d, buf[:k]); got != in(r) {
+				t.Fatalf("Matches(%s, U+%04X) = %v, want %v", n, r, got, in(r))
+			}
+		}
+	}
+}
+
+func TestCanonical(t *testing.T) {
+	groups := [][]string{
+		{`(?:a|b)*`, `(?:a*b*)*`, `[ab]*`, `(?:[ab]*)*|a`},
+		{`a+`, `aa*`, `a*a`, `a{1,}`},
+		{`(?:ab|ac)d`, `a[bc]d`, `a(?:b|c)d`},
+		{`\d{2,4}`, `[0-9][0-9][0-9]?[0-9]?`},
+		{`[a-z]+&[a-c]+`, `[a-c]+`},
+		{`~(~(abc))`, `abc`},
+	}
+	for _, g := range groups {
+		want := mustCompile(t, mustParse(t, g[0])).String()
+		for _, re := range g[1:] {
+			if got := mustCompile(t, mustParse(t, re)).String(); got != want {
+				t.Errorf("Compile(%q).String() =\n%s\nwant (same as %q)\n%s", re, got, g[0], want)
+			}
+		}
+	}
+}
+
+func TestIsEmpty(t *testing.T) {
+	for _, tt := range []struct {
+		n    *Node
+		want bool
+	}{
+		{NoMatch(), true},
+		{Empty(), false},
+		{And(Lit("a"), Lit("b")), true},
+		{And(mustParse(t, `[a-z]+`), mustParse(t, `[0-9]+`)), true},
+		{And(mustParse(t, `[a-z]+`), mustParse(t, `.*q.*`)), false},
+		{Diff(mustParse(t, `a|b`), mustParse(t, `[ab]`)), true},
+		{Diff(mustParse(t, `a|b|c`), mustParse(t, `[ab]`)), false},
+		{And(Not(Empty()), Empty()), true},
+		{Cat(Lit("x"), And(Lit("a"), Lit("b"))), true},
+	} {
+		got, err := IsEmpty(tt.n, Options{})
+		if err != nil || got != tt.want {
+			t.Errorf("IsEmpty(%s) = %v, %v; want %v, nil", tt.n, got, err, tt.want)
+		}
+	}
+}
+
+func TestShortestMatch(t *testing.T) {
+	for _, tt := range []struct {
+		re   string
+		want string
+		ok   bool
+	}{
+		{`abc|ab|b`, "b", true},
+		{`(?:)`, "", true},
+		{`[^\x{0}-\x{10FFFF}]`, "", false},
+		{`x{3}y*`, "xxx", true},
+		{`[b-z]a+`, "ba", true},
+		{`é`, "é", true},
+	} {
+		got, ok := ShortestMatch(mustCompile(t, mustParse(t, tt.re)))
+		if string(got) != tt.want || ok != tt.ok {
+			t.Errorf("ShortestMatch(%q) = %q, %v; want %q, %v", tt.re, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestRandomWalk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, re := range []string{`[a-z]{3,8}@[a-z]+\.(?:com|org)`, `(?:ab|c)*d`, `.{20}`, `\d{4}-\d{2}-\d{2}`, `(?:)`} {
+		d := mustCompile(t, mustParse(t, re))
+		lengths := map[int]bool{}
+		for range 200 {
+			s := RandomWalk(d, rng, 30)
+			if !Matches(d, s) {
+				t.Fatalf("RandomWalk(%q) = %q, not accepted", re, s)
+			}
+			if len(s) > 30 && !strings.HasPrefix(re, ".{20}") {
+				t.Fatalf("RandomWalk(%q, maxLen 30) = %q, longer than 30", re, s)
+			}
+			lengths[len(s)] = true
+		}
+		if re == `(?:ab|c)*d` && len(lengths) < 5 {
+			t.Errorf("RandomWalk(%q) produced only lengths %v, want variety", re, lengths)
+		}
+	}
+	if s := RandomWalk(emptyDFA(), rng, 10); s != nil {
+		t.Errorf("RandomWalk(empty language) = %q, want nil", s)
+	}
+}
+
+func TestBudgets(t *testing.T) {
+	deep := Lit("x")
+	for range 20000 {
+		deep = &Node{Op: OpConcat, Subs: []*Node{Lit("a"), deep}}
+	}
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tt := range []struct {
+		name  string
+		n     *Node
+		opts  Options
+		code  ErrorCode
+		limit int64
+	}{
+		{"blowup", mustParse(t, `[ab]*a[ab]{20}`), Options{}, ErrTooManyDFAStates, DefaultMaxDFAStates},
+		{"blowup-small", mustParse(t, `[ab]*a[ab]{12}`), Options{MaxDFAStates: 1000}, ErrTooManyDFAStates, 1000},
+		{"work", mustParse(t, `[ab]*a[ab]{12}`), Options{MaxWork: 5000}, ErrTooMuchWork, 5000},
+		{"nfa", mustParse(t, `(?:abcdefgh){100}`), Options{MaxNFAStates: 500}, ErrTooManyNFAStates, 500},
+		{"repeat", mustParse(t, `a{20000}`), Options{}, ErrRepeatTooLarge, DefaultMaxRepeat},
+		{"repeat-small", mustParse(t, `a{2,11}`), Options{MaxRepeat: 10}, ErrRepeatTooLarge, 10},
+		{"deep", deep, Options{}, ErrTooDeep, DefaultMaxDepth},
+		{"product", mustParse(t, `[ab]*a[ab]{8}&[ab]*b[ab]{8}`), Options{MaxDFAStates: 600}, ErrTooManyDFAStates, 600},
+		{"timeout", mustParse(t, `[ab]*a[ab]{20}`), Options{Timeout: time.Nanosecond}, ErrTimeout, 0},
+		{"canceled", mustParse(t, `[ab]*a[ab]{20}`), Options{Context: canceled}, ErrTimeout, 0},
+	} {
+		start := time.Now()
+		d, err := Compile(tt.n, tt.opts)
+		code, ok := errCode(err)
+		if d != nil || !ok || code != tt.code {
+			t.Errorf("%s: Compile = %v, %v; want nil, code %v", tt.name, d, err, tt.code)
+			continue
+		}
+		e := err.(*Error)
+		if tt.limit != 0 && (e.Limit != tt.limit || e.Size <= e.Limit) {
+			t.Errorf("%s: error %v has Limit %d, Size %d; want Limit %d and Size > Limit", tt.name, err, e.Limit, e.Size, tt.limit)
+		}
+		t.Logf("%s: %v after %v", tt.name, err, time.Since(start))
+	}
+}
+
+func TestInvalidNodes(t *testing.T) {
+	for _, n := range []*Node{
+		nil,
+		{Op: OpRepeat, Min: 0, Max: -1},
+		{Op: OpNot},
+		{Op: OpAnd},
+		{Op: Op(99)},
+		Cat(Lit("a"), &Node{Op: OpConcat, Subs: []*Node{nil}}),
+	} {
+		_, err := Compile(n, Options{})
+		if code, ok := errCode(err); !ok || code != ErrInvalidNode {
+			t.Errorf("Compile(%s) error = %v, want ErrInvalidNode", n, err)
+		}
+	}
+}
+
+func TestMalformedRanges(t *testing.T) {
+	// Nodes built without the constructors: unsorted, reversed, surrogate
+	// and out-of-range rune ranges must not panic or match surrogates.
+	n := &Node{Op: OpRunes, Runes: []RuneRange{{'z', 'a'}, {0xD000, 0xE0FF}, {0x10FFF0, 0x7FFFFFFF}, {-5, 'A'}}}
+	d := mustCompile(t, n)
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{{"A", true}, {"\x00", true}, {"b", false}, {"\uD7FF", true}, {"\uE000", true}, {"\U0010FFFF", true}, {"\xED\xA0\x80", false}} {
+		if got := Matches(d, []byte(tc.s)); got != tc.want {
+			t.Errorf("Matches(malformed class, %q) = %v, want %v", tc.s, got, tc.want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package fsm
 import (
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // Error is the one error type of package fsm. Parse errors carry the offset
@@ -13,7 +14,7 @@ type Error struct {
 	Code  ErrorCode // what went wrong
 	Expr  string    // the offending construct (parse errors), or a short detail
 	Pos   int       // byte offset into the parsed text; -1 when not a parse error
-	Limit int64     // limit errors: the configured limit
+	Limit int64     // limit errors: the configured limit (ErrTimeout: nanoseconds)
 	Size  int64     // limit errors: the size reached (> Limit)
 }
 
@@ -86,7 +87,10 @@ func (e *Error) Error() string {
 	if e.Pos >= 0 {
 		s += " at offset " + strconv.Itoa(e.Pos)
 	}
-	if e.Code.IsLimit() {
+	switch {
+	case e.Code == ErrTimeout && e.Limit > 0:
+		s += fmt.Sprintf(" (ran %v, limit %v)", time.Duration(e.Size), time.Duration(e.Limit))
+	case e.Code.IsLimit() && e.Code != ErrTimeout:
 		s += fmt.Sprintf(" (reached %d, limit %d)", e.Size, e.Limit)
 	}
 	return s

@@ -192,8 +192,12 @@ const classMeta = `\]^-[`
 func (p *printer) runeClass(rs []RuneRange) {
 	rs = joinSurrogateGap(rs)
 	neg := false
-	if len(rs) > 0 && rs[0].Lo == 0 && rs[len(rs)-1].Hi == utf8.MaxRune {
-		if c := complementRunes(rs); len(c) > 0 && len(c) <= len(rs) {
+	// Print the complement when it is shorter, or as short and the class
+	// is open-ended (reaches U+10FFFF): [^"\\] reads better than its
+	// positive form.
+	if len(rs) > 0 {
+		c := complementRunes(rs)
+		if len(c) > 0 && (len(c) < len(rs) || len(c) == len(rs) && rs[len(rs)-1].Hi == utf8.MaxRune) {
 			neg, rs = true, c
 		}
 	}
