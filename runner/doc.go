@@ -1,0 +1,35 @@
+// Package runner is the generation loop: continuous batching of many
+// requests over one inference engine, with per-request sampling and an
+// optional constraint that guarantees the output's shape.
+//
+// # Pipeline
+//
+// One goroutine ([Runner.Run]) owns the [Engine]. Each step it:
+//
+//  1. frees the slots of cancelled requests (their KV cells are removed);
+//  2. admits waiting requests into free slots, reusing the longest KV prefix
+//     a free slot still holds for the new prompt;
+//  3. builds one [Batch]: the pending tokens of generating slots first (the
+//     last sampled token plus any forced continuation), then prompt chunks of
+//     at most Config.PrefillChunk tokens from prefilling slots, up to
+//     Config.BatchSize tokens in all;
+//  4. decodes it, and for each slot whose pending tokens are all in the KV
+//     cache, takes its logits row and
+//     constraint mask (FillMask) → sampler chain → Accept → Forced,
+//     where forced tokens (the only way forward under the constraint) are
+//     accepted and queued without sampling, so several of them go through
+//     one decode (jump-forward);
+//  5. streams one [Event] per output token, and a final one with the
+//     [FinishReason] (EOS, stop sequence, terminated constraint, max tokens,
+//     context end, cancellation, or error).
+//
+// A request with a constraint never gets an unconstrained token: an error
+// from the constraint or an empty mask ends that request with the error.
+//
+// # Conventions
+//
+// Slots are numbered 0..Config.Slots-1 and slot i uses KV sequence id i.
+// A slot's cache is the list of tokens its KV sequence holds (positions 0..);
+// its queue is the tokens to decode next. Stats are kept runner-wide
+// ([Runner.Stats]) and per request ([Usage] in the final event).
+package runner

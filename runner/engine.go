@@ -1,0 +1,87 @@
+package runner
+
+import "conform/sampler"
+
+// TokenID names a token; it is the sampler's id type (an int32).
+type TokenID = sampler.TokenID
+
+// Engine is the inference engine the runner drives: one context holding the
+// KV cache of several sequences. It is implemented by an adapter over
+// internal/llama (cgo); tests use a fake. Only the runner's loop goroutine
+// calls it.
+type Engine interface {
+	// NumVocab returns the width of a logits row.
+	NumVocab() int
+	// Decode runs the model over batch, appending its tokens to the KV cache
+	// of their sequences. The engine must not keep batch's slices after
+	// Decode returns: the runner reuses them.
+	Decode(batch Batch) error
+	// Logits returns the logits of the i-th entry of the last decoded batch
+	// that wanted logits (counting only those entries). It may be a view
+	// into the engine's memory, valid until the next Decode; the runner may
+	// overwrite entries of it (disallowed tokens with -Inf) and does not keep
+	// it past the step.
+	Logits(i int) []float32
+	// RemoveKV removes the positions [from, to) of sequence seq from the KV
+	// cache; to < 0 means to the end.
+	RemoveKV(seq int, from, to int) error
+}
+
+// Batch is one decode's input: entry j is token Tokens[j] at position
+// Pos[j] of sequence Seq[j], and Logits[j] says whether its logits are
+// wanted. Within a batch the entries of one sequence have consecutive
+// positions, in order.
+type Batch struct {
+	Tokens []TokenID
+	Pos    []int
+	Seq    []int
+	Logits []bool
+}
+
+// Len returns the number of entries.
+func (b *Batch) Len() int { return len(b.Tokens) }
+
+// NumLogits returns the number of entries that want logits.
+func (b *Batch) NumLogits() int {
+	n := 0
+	for _, w := range b.Logits {
+		if w {
+			n++
+		}
+	}
+	return n
+}
+
+func (b *Batch) reset() {
+	b.Tokens, b.Pos, b.Seq, b.Logits = b.Tokens[:0], b.Pos[:0], b.Seq[:0], b.Logits[:0]
+}
+
+func (b *Batch) add(t TokenID, pos, seq int, logits bool) {
+	b.Tokens = append(b.Tokens, t)
+	b.Pos = append(b.Pos, pos)
+	b.Seq = append(b.Seq, seq)
+	b.Logits = append(b.Logits, logits)
+}
+
+// Constraint restricts which tokens a request may produce; *fsm.Matcher
+// implements it (through a thin adapter while fsm.TokenID and TokenID are
+// distinct named types). A Constraint belongs to one request. After its
+// first error every later call returns that error (sticky).
+type Constraint interface {
+	// FillMask sets in dst (MaskWords(NumVocab) words, zeroed by the runner)
+	// the bit of every token allowed next, EOS included when accepting.
+	FillMask(dst []uint64) error
+	// Accept advances over t; it fails if t is not allowed.
+	Accept(t TokenID) error
+	// IsAccepting reports whether the output so far is complete.
+	IsAccepting() bool
+	// IsTerminated reports whether it is accepting and nothing but EOS can
+	// follow.
+	IsTerminated() bool
+	// Forced returns up to max tokens that are the only way forward from the
+	// current state (possibly none). They are not yet accepted.
+	Forced(max int) []TokenID
+	// Rollback undoes the last n accepted tokens. The runner does not call
+	// it today; it is part of the contract for speculative use.
+	Rollback(n int) error
+}

@@ -1,0 +1,600 @@
+package runner
+
+import (
+	"context"
+	"math/bits"
+	"slices"
+	"sync"
+	"time"
+
+	"conform/sampler"
+)
+
+// Defaults for the zero fields of Config.
+const (
+	// DefaultSlots is the number of parallel sequences: enough to batch
+	// decodes, small enough for a consumer GPU's KV cache.
+	DefaultSlots = 4
+	// DefaultBatchSize is llama.cpp's default n_batch.
+	DefaultBatchSize = 512
+	// DefaultPrefillChunk bounds one slot's tokens per step, so that a long
+	// prompt does not stall the running decodes for a whole prefill.
+	DefaultPrefillChunk = 256
+	// DefaultMaxForced bounds one jump-forward; schemas rarely force more
+	// than a key name and its punctuation at once.
+	DefaultMaxForced = 32
+)
+
+// Config sets up a Runner. The zero value of every field but ContextSize
+// means its default.
+type Config struct {
+	// Slots is the number of sequences decoded together; slot i uses KV
+	// sequence id i.
+	Slots int
+	// ContextSize is the most tokens (prompt plus output) one sequence may
+	// hold. A prompt must be shorter, to leave room for one output token.
+	ContextSize int
+	// BatchSize is the most tokens in one Decode.
+	BatchSize int
+	// PrefillChunk is the most tokens one slot puts in one Decode.
+	PrefillChunk int
+	// MaxForced is the most forced tokens taken in one jump-forward.
+	MaxForced int
+	// EOS lists the end-of-sequence tokens (a model may have several).
+	EOS []TokenID
+	// Detokenize returns the raw bytes of a token, for text events and stop
+	// sequences. nil means no text (and no stop sequences).
+	Detokenize func(TokenID) []byte
+}
+
+// Request is one generation.
+type Request struct {
+	// Prompt is the tokenized prompt; it must not be empty.
+	Prompt []TokenID
+	// Params are the sampling controls (validated by Submit).
+	Params sampler.Params
+	// MaxTokens bounds the output tokens; 0 means until the context is full.
+	MaxTokens int
+	// Stop lists stop sequences, matched on the detokenized output text;
+	// the stop sequence itself is not streamed.
+	Stop []string
+	// Constraint, when set, restricts every output token.
+	Constraint Constraint
+}
+
+// Runner is the generation loop. Submit may be called from any goroutine;
+// Run must be called once, and owns the Engine until it returns.
+type Runner struct {
+	eng   Engine
+	cfg   Config
+	vocab int
+
+	mu      sync.Mutex
+	pending []*request
+	closed  bool
+	stats   Stats
+	wake    chan struct{}
+	running bool
+
+	slots []*slot
+	batch Batch
+	rr    int // round-robin start for fairness between slots
+}
+
+// request is a submitted Request with its delivery state.
+type request struct {
+	Request
+	ctx       context.Context
+	out       *outbox
+	submitted time.Time
+}
+
+// slot is one sequence of the engine context.
+type slot struct {
+	seq   int
+	req   *request
+	cache []TokenID // tokens in the KV cache, positions 0..len-1
+	queue []TokenID // tokens to decode next
+	// prefilling is true from admission until the prompt's logits arrive.
+	prefilling bool
+	samp       *sampler.Sampler
+	mask       []uint64
+	text       textState
+	usage      Usage
+	// Per step: tokens of queue in the batch, and the logits index (-1 if none).
+	inBatch  int
+	logitIdx int
+}
+
+// New returns a Runner over eng.
+func New(eng Engine, cfg Config) (*Runner, error) {
+	if cfg.Slots == 0 {
+		cfg.Slots = DefaultSlots
+	}
+	if cfg.BatchSize == 0 {
+		cfg.BatchSize = DefaultBatchSize
+	}
+	if cfg.PrefillChunk == 0 {
+		cfg.PrefillChunk = DefaultPrefillChunk
+	}
+	if cfg.MaxForced == 0 {
+		cfg.MaxForced = DefaultMaxForced
+	}
+	switch {
+	case eng == nil:
+		return nil, errorf(CodeInvalidConfig, "engine", nil, "nil engine")
+	case eng.NumVocab() <= 0:
+		return nil, errorf(CodeInvalidConfig, "engine", nil, "vocabulary of %d tokens", eng.NumVocab())
+	case cfg.Slots < 0, cfg.BatchSize < 0, cfg.PrefillChunk < 0, cfg.MaxForced < 0:
+		return nil, errorf(CodeInvalidConfig, "", nil, "negative size in %+v", cfg)
+	case cfg.ContextSize < 2:
+		return nil, errorf(CodeInvalidConfig, "ContextSize", nil, "%d, want at least 2", cfg.ContextSize)
+	}
+	r := &Runner{eng: eng, cfg: cfg, vocab: eng.NumVocab(), wake: make(chan struct{}, 1)}
+	for i := range cfg.Slots {
+		r.slots = append(r.slots, &slot{seq: i, mask: make([]uint64, sampler.MaskWords(r.vocab))})
+	}
+	return r, nil
+}
+
+// Submit queues req and returns the channel its events arrive on. Requests
+// the runner cannot serve (an empty or too long prompt, bad parameters) are
+// refused here with an *Error, before taking a slot. Cancelling ctx ends the
+// request at the next step boundary and frees its slot and KV cells; the
+// channel is then closed, possibly without a final event. A reader that stops
+// reading must cancel ctx.
+func (r *Runner) Submit(ctx context.Context, req Request) (<-chan Event, error) {
+	if err := r.validate(&req); err != nil {
+		return nil, err
+	}
+	rq := &request{Request: req, ctx: ctx, out: newOutbox(), submitted: time.Now()}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, errorf(CodeClosed, "", nil, "runner has stopped")
+	}
+	r.pending = append(r.pending, rq)
+	r.mu.Unlock()
+	r.signal()
+	ch := make(chan Event)
+	go rq.out.forward(ctx, ch)
+	return ch, nil
+}
+
+func (r *Runner) validate(req *Request) error {
+	switch {
+	case len(req.Prompt) == 0:
+		return errorf(CodeInvalidRequest, "prompt", nil, "empty prompt")
+	case len(req.Prompt) >= r.cfg.ContextSize:
+		return errorf(CodePromptTooLong, "prompt", nil, "%d tokens leave no room in a context of %d", len(req.Prompt), r.cfg.ContextSize)
+	case req.MaxTokens < 0:
+		return errorf(CodeInvalidRequest, "max_tokens", nil, "%d is negative", req.MaxTokens)
+	case len(req.Stop) > 0 && r.cfg.Detokenize == nil:
+		return errorf(CodeInvalidRequest, "stop", nil, "stop sequences need Config.Detokenize")
+	}
+	for i, t := range req.Prompt {
+		if t < 0 || int(t) >= r.vocab {
+			return errorf(CodeInvalidRequest, "prompt", nil, "token %d at %d is outside the vocabulary of %d", t, i, r.vocab)
+		}
+	}
+	if err := req.Params.Validate(r.vocab); err != nil {
+		return errorf(CodeInvalidRequest, "params", err, "")
+	}
+	return nil
+}
+
+func (r *Runner) signal() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Stats returns a snapshot of the runner-wide counters.
+func (r *Runner) Stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stats
+}
+
+// Run is the loop. It returns when ctx is done (after ending every request
+// still running or waiting with CodeClosed) or when called a second time.
+func (r *Runner) Run(ctx context.Context) error {
+	r.mu.Lock()
+	if r.running || r.closed {
+		r.mu.Unlock()
+		return errorf(CodeClosed, "Run", nil, "already running or stopped")
+	}
+	r.running = true
+	r.mu.Unlock()
+	defer r.shutdown()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r.reap()
+		r.admit()
+		if !r.busy() {
+			select {
+			case <-r.wake:
+			case <-ctx.Done():
+			}
+			continue
+		}
+		r.step()
+	}
+}
+
+// shutdown ends every request and refuses new ones.
+func (r *Runner) shutdown() {
+	r.mu.Lock()
+	r.closed = true
+	pending := r.pending
+	r.pending = nil
+	r.mu.Unlock()
+	closed := errorf(CodeClosed, "", nil, "runner stopped")
+	for _, s := range r.slots {
+		if s.req != nil {
+			r.finish(s, FinishError, closed, true)
+		}
+	}
+	for _, rq := range pending {
+		rq.out.put(Event{Token: -1, Finish: FinishError, Err: closed, Usage: &Usage{PromptTokens: len(rq.Prompt)}})
+	}
+}
+
+func (r *Runner) busy() bool {
+	for _, s := range r.slots {
+		if s.req != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// reap frees the slots of cancelled requests.
+func (r *Runner) reap() {
+	for _, s := range r.slots {
+		if s.req != nil && s.req.ctx.Err() != nil {
+			r.finish(s, FinishCancelled, s.req.ctx.Err(), true)
+		}
+	}
+}
+
+// admit moves waiting requests into free slots, choosing for each the free
+// slot whose KV cache shares the longest prefix with its prompt.
+func (r *Runner) admit() {
+	for {
+		free := false
+		for _, s := range r.slots {
+			free = free || s.req == nil
+		}
+		if !free {
+			return
+		}
+		r.mu.Lock()
+		if len(r.pending) == 0 {
+			r.mu.Unlock()
+			return
+		}
+		rq := r.pending[0]
+		r.pending = slices.Delete(r.pending, 0, 1)
+		r.mu.Unlock()
+		if err := rq.ctx.Err(); err != nil {
+			rq.out.put(Event{Token: -1, Finish: FinishCancelled, Err: err, Usage: &Usage{PromptTokens: len(rq.Prompt)}})
+			continue
+		}
+		var best *slot
+		bestN := -1
+		for _, s := range r.slots {
+			if s.req != nil {
+				continue
+			}
+			if n := commonPrefix(s.cache, rq.Prompt); n > bestN {
+				best, bestN = s, n
+			}
+		}
+		r.start(best, rq, bestN)
+	}
+}
+
+func commonPrefix(a, b []TokenID) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// start puts rq into s, keeping the first reuse tokens of its KV cache.
+func (r *Runner) start(s *slot, rq *request, reuse int) {
+	// At least one prompt token must be decoded to get logits.
+	reuse = min(reuse, len(rq.Prompt)-1)
+	s.req = rq
+	s.usage = Usage{PromptTokens: len(rq.Prompt), CachedTokens: reuse}
+	s.text.reset(rq.Stop)
+	s.prefilling = true
+	s.queue = append(s.queue[:0], rq.Prompt[reuse:]...)
+	if len(s.cache) > reuse {
+		if err := r.eng.RemoveKV(s.seq, reuse, -1); err != nil {
+			r.finish(s, FinishError, errorf(CodeEngine, "RemoveKV", err, "slot %d", s.seq), true)
+			return
+		}
+		s.cache = s.cache[:reuse]
+	}
+	if s.samp == nil {
+		samp, err := sampler.New(r.vocab, rq.Params)
+		if err != nil {
+			r.finish(s, FinishError, errorf(CodeSampler, "params", err, ""), false)
+			return
+		}
+		s.samp = samp
+	} else if err := s.samp.Reset(rq.Params); err != nil {
+		r.finish(s, FinishError, errorf(CodeSampler, "params", err, ""), false)
+		return
+	}
+	r.mu.Lock()
+	r.stats.ReusedTokens += int64(reuse)
+	r.mu.Unlock()
+	// Tokens forced from the very start go out with the prompt.
+	if rq.Constraint != nil {
+		r.jumpForward(s)
+	}
+}
+
+// step builds one batch, decodes it and handles the logits.
+func (r *Runner) step() {
+	t0 := time.Now()
+	b := &r.batch
+	b.reset()
+	budget := r.cfg.BatchSize
+	n := len(r.slots)
+	// Generating slots first (one token each, plus forced ones), then
+	// prompt chunks, starting from a rotating slot for fairness.
+	for _, prefill := range []bool{false, true} {
+		for i := range n {
+			s := r.slots[(r.rr+i)%n]
+			if s.req == nil || len(s.queue) == 0 || s.prefilling != prefill {
+				continue
+			}
+			take := min(len(s.queue), budget, r.cfg.PrefillChunk)
+			if take == 0 {
+				continue
+			}
+			last := take == len(s.queue)
+			for j := range take {
+				b.add(s.queue[j], len(s.cache)+j, s.seq, last && j == take-1)
+			}
+			budget -= take
+		}
+	}
+	for _, s := range r.slots {
+		s.inBatch, s.logitIdx = 0, -1
+	}
+	k := 0
+	for j, seq := range b.Seq {
+		s := r.slots[seq]
+		s.inBatch++
+		if b.Logits[j] {
+			s.logitIdx = k
+			k++
+		}
+	}
+	r.rr = (r.rr + 1) % n
+	if b.Len() == 0 {
+		return
+	}
+
+	td := time.Now()
+	err := r.eng.Decode(*b)
+	decodeTime := time.Since(td)
+	if err != nil {
+		e := errorf(CodeEngine, "Decode", err, "batch of %d tokens", b.Len())
+		for _, s := range r.slots {
+			if s.inBatch > 0 {
+				r.finish(s, FinishError, e, true)
+			}
+		}
+		r.addStepStats(t0, decodeTime, 0)
+		return
+	}
+	prompt := 0
+	for _, s := range r.slots {
+		if s.inBatch == 0 {
+			continue
+		}
+		if s.prefilling {
+			prompt += s.inBatch
+		}
+		s.cache = append(s.cache, s.queue[:s.inBatch]...)
+		s.queue = append(s.queue[:0], s.queue[s.inBatch:]...)
+	}
+	for _, s := range r.slots {
+		if s.logitIdx >= 0 && s.req != nil {
+			s.prefilling = false
+			r.next(s, r.eng.Logits(s.logitIdx))
+		}
+	}
+	r.addStepStats(t0, decodeTime, prompt)
+	r.mu.Lock()
+	r.stats.BatchTokens += int64(b.Len())
+	r.mu.Unlock()
+}
+
+func (r *Runner) addStepStats(t0 time.Time, decode time.Duration, prompt int) {
+	d := time.Since(t0)
+	r.mu.Lock()
+	r.stats.Steps++
+	r.stats.StepTime += d
+	r.stats.DecodeTime += decode
+	r.stats.PromptTokens += int64(prompt)
+	r.stats.MaxStepTime = max(r.stats.MaxStepTime, d)
+	r.mu.Unlock()
+}
+
+// next handles the logits of slot s: mask, sample, accept, jump forward.
+func (r *Runner) next(s *slot, logits []float32) {
+	c := s.req.Constraint
+	var mask []uint64
+	allowed := 0
+	if c != nil {
+		// A forced continuation longer than MaxForced goes on here, without
+		// sampling (the constraint allows nothing else).
+		if r.jumpForward(s) {
+			return
+		}
+		t0 := time.Now()
+		clear(s.mask)
+		err := c.FillMask(s.mask)
+		s.usage.ConstraintTime += time.Since(t0)
+		if err != nil {
+			r.finish(s, FinishError, errorf(CodeConstraint, "FillMask", err, "slot %d", s.seq), true)
+			return
+		}
+		mask = s.mask
+		for _, w := range mask {
+			allowed += bits.OnesCount64(w)
+		}
+		if allowed == 0 {
+			r.finish(s, FinishError, errorf(CodeConstraint, "FillMask", nil, "no token is allowed"), true)
+			return
+		}
+	}
+	ts := time.Now()
+	res, err := s.samp.Sample(logits, mask, allowed)
+	r.mu.Lock()
+	r.stats.SampleTime += time.Since(ts)
+	r.mu.Unlock()
+	if err != nil {
+		r.finish(s, FinishError, errorf(CodeSampler, "Sample", err, "slot %d", s.seq), true)
+		return
+	}
+	if r.isEOS(res.ID) {
+		r.finish(s, FinishEOS, nil, false)
+		return
+	}
+	if c != nil {
+		t0 := time.Now()
+		err := c.Accept(res.ID)
+		s.usage.ConstraintTime += time.Since(t0)
+		if err != nil {
+			r.finish(s, FinishError, errorf(CodeConstraint, "Accept", err, "token %d", res.ID), true)
+			return
+		}
+	}
+	ev := Event{Token: res.ID, Logprob: res.Logprob}
+	if len(res.Top) > 0 {
+		ev.Top = slices.Clone(res.Top)
+	}
+	if r.emit(s, ev) {
+		return
+	}
+	if c != nil {
+		r.jumpForward(s)
+	}
+}
+
+// jumpForward accepts and queues the constraint's forced tokens, at most
+// MaxForced and within the request's remaining budget, and ends the request
+// if it is complete. It reports whether it took any token (or ended the
+// request).
+func (r *Runner) jumpForward(s *slot) bool {
+	c := s.req.Constraint
+	room := r.cfg.MaxForced
+	if s.req.MaxTokens > 0 {
+		room = min(room, s.req.MaxTokens-s.usage.CompletionTokens)
+	}
+	room = min(room, r.cfg.ContextSize-len(s.req.Prompt)-s.usage.CompletionTokens)
+	if room <= 0 {
+		return false
+	}
+	t0 := time.Now()
+	forced := c.Forced(room)
+	s.usage.ConstraintTime += time.Since(t0)
+	for _, t := range forced[:min(len(forced), room)] {
+		if r.isEOS(t) {
+			r.finish(s, FinishEOS, nil, false)
+			return true
+		}
+		t0 := time.Now()
+		err := c.Accept(t)
+		s.usage.ConstraintTime += time.Since(t0)
+		if err != nil {
+			r.finish(s, FinishError, errorf(CodeConstraint, "Accept", err, "forced token %d", t), true)
+			return true
+		}
+		s.samp.Observe(t)
+		s.usage.ForcedTokens++
+		if r.emit(s, Event{Token: t, Forced: true}) {
+			return true
+		}
+	}
+	return len(forced) > 0
+}
+
+// emit counts and streams one output token and queues it for decoding. It
+// reports whether the request has finished (and then finishes it).
+func (r *Runner) emit(s *slot, ev Event) bool {
+	s.usage.CompletionTokens++
+	r.mu.Lock()
+	if ev.Forced {
+		r.stats.Forced++
+	} else {
+		r.stats.Sampled++
+	}
+	r.mu.Unlock()
+	s.queue = append(s.queue, ev.Token)
+	var stopped bool
+	if r.cfg.Detokenize != nil {
+		ev.Text, stopped = s.text.push(r.cfg.Detokenize(ev.Token))
+	}
+	s.req.out.put(ev)
+	c := s.req.Constraint
+	total := len(s.req.Prompt) + s.usage.CompletionTokens
+	switch {
+	case stopped:
+		r.finish(s, FinishStop, nil, false)
+	case c != nil && c.IsTerminated():
+		r.finish(s, FinishConstraint, nil, false)
+	case s.req.MaxTokens > 0 && s.usage.CompletionTokens >= s.req.MaxTokens:
+		r.finish(s, FinishLength, nil, false)
+	case total >= r.cfg.ContextSize:
+		r.finish(s, FinishContext, nil, false)
+	default:
+		return false
+	}
+	return true
+}
+
+func (r *Runner) isEOS(t TokenID) bool { return slices.Contains(r.cfg.EOS, t) }
+
+// finish ends the request in s with the final event and frees the slot.
+// dropKV removes the slot's KV cells (after errors and cancellation, whose
+// cache state is not trusted); otherwise they stay for prefix reuse.
+func (r *Runner) finish(s *slot, why FinishReason, err error, dropKV bool) {
+	rq := s.req
+	if rq == nil {
+		return
+	}
+	ev := Event{Token: -1, Finish: why, Err: err}
+	if why != FinishStop {
+		ev.Text = s.text.flush()
+	}
+	u := s.usage
+	u.Elapsed = time.Since(rq.submitted)
+	ev.Usage = &u
+	rq.out.put(ev)
+	s.req = nil
+	s.queue = s.queue[:0]
+	s.prefilling = false
+	if dropKV {
+		_ = r.eng.RemoveKV(s.seq, 0, -1)
+		s.cache = s.cache[:0]
+	}
+	r.mu.Lock()
+	r.stats.Requests++
+	r.stats.ConstraintTime += u.ConstraintTime
+	r.mu.Unlock()
+}
