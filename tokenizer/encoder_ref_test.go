@@ -39,17 +39,19 @@ func readJSONL[T any](t testing.TB, path string, limit int, f func(i int, v T)) 
 	}
 }
 
+// sharedPathFor returns the reference.jsonl of a ../shared vocabulary.
+func sharedPathFor(t testing.TB, name string) string {
+	return sharedtest.Path(t, "vocab", name, "reference.jsonl")
+}
+
 var sharedVocabs = []string{"llama3_1", "qwen3", "llama2", "gemma3"}
 
 func TestEncodeReference(t *testing.T) {
 	for _, name := range sharedVocabs {
 		t.Run(name, func(t *testing.T) {
-			enc, err := NewEncoder(sharedtest.Path(t, "vocab", name, "tokenizer.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, enc, _ := sharedHF(t, name)
 			n := 0
-			readJSONL(t, sharedtest.Path(t, "vocab", name, "reference.jsonl"), 0, func(i int, c refCase) {
+			readJSONL(t, sharedPathFor(t, name), 0, func(i int, c refCase) {
 				n++
 				if got := enc.Encode(c.Text); !slices.Equal(got, c.IDs) && !(len(got) == 0 && len(c.IDs) == 0) {
 					t.Errorf("Encode(%s) =\n %v, want\n %v", strconv.Quote(c.Text), got, c.IDs)

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-
-	"conform/internal/sharedtest"
 )
 
 func TestReadHFFileTiny(t *testing.T) {
@@ -124,10 +122,7 @@ func TestReadHFFileShared(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := ReadHFFile(sharedtest.Path(t, "vocab", tt.name, "tokenizer.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, _, _ := sharedHF(t, tt.name)
 			if f.Kind != tt.kind || f.Pre != tt.pre || len(f.Vocab) != tt.nVocab || len(f.Merges) != tt.nMerges || len(f.Added) != tt.nAdded {
 				t.Errorf("got kind %v pre %q vocab %d merges %d added %d, want %v %q %d %d %d",
 					f.Kind, f.Pre, len(f.Vocab), len(f.Merges), len(f.Added), tt.kind, tt.pre, tt.nVocab, tt.nMerges, tt.nAdded)

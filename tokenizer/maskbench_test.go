@@ -31,10 +31,7 @@ type maskBenchTokens struct {
 // TestEncodeMaskBench checks that the Llama-3.1 encoder reproduces the
 // reference token ids of MaskBench's test instances exactly.
 func TestEncodeMaskBench(t *testing.T) {
-	enc, err := NewEncoder(sharedtest.Path(t, "vocab", "llama3_1", "tokenizer.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, enc, _ := sharedHF(t, "llama3_1")
 	limit := maskBenchShort
 	if os.Getenv(maskBenchAllEnv) != "" {
 		limit = 0

@@ -54,7 +54,7 @@ type Vocabulary struct {
 // vocabulary has them as special tokens, whatever its declared eos_token.
 var eosNames = []string{
 	"<|eot_id|>", "<|im_end|>", "<|endoftext|>", "<end_of_turn>", "</s>",
-	"<|end_of_text|>", "<|eom_id|>",
+	"<|end_of_text|>", "<|eom_id|>", "<eos>",
 }
 
 // Len returns the number of token ids in the vocabulary, len(v.Tokens).
