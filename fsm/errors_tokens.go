@@ -1,0 +1,42 @@
+package fsm
+
+import "fmt"
+
+// Error codes of the token side (TokenIndex, Constraint, Matcher, Cache).
+// They start at 100, clear of the automaton codes in errors.go, so both
+// lists can grow independently.
+const (
+	// ErrBadVocabulary: NewTokenIndex was given an unusable vocabulary
+	// (empty, too large, width smaller than the token count, EOS out of range).
+	ErrBadVocabulary ErrorCode = 100 + iota
+	// ErrBadDFA: NewConstraint was given a DFA that breaks the DFA invariants.
+	ErrBadDFA
+	// ErrEmptyLanguage: the constraint's DFA accepts nothing, so no token
+	// could ever be allowed.
+	ErrEmptyLanguage
+	// ErrMaskBudget: the constraint's mask store would exceed
+	// ConstraintOptions.MaxMaskBytes (the error carries limit and size).
+	ErrMaskBudget
+	// ErrTokenRejected: Matcher.Accept was given a token the mask forbids.
+	ErrTokenRejected
+	// ErrUnknownToken: a token id outside the vocabulary or an unused id.
+	ErrUnknownToken
+	// ErrFinished: a non-EOS token after the matcher accepted EOS.
+	ErrFinished
+	// ErrRollback: Matcher.Rollback was asked to undo more tokens than were
+	// accepted, or a negative number.
+	ErrRollback
+	// ErrMaskSize: FillMask was given a destination shorter than MaskWords.
+	ErrMaskSize
+)
+
+// tokError returns an *Error with the given code; the message goes in Expr
+// (the error's detail field).
+func tokError(code ErrorCode, format string, args ...any) *Error {
+	return &Error{Code: code, Expr: fmt.Sprintf(format, args...), Pos: -1}
+}
+
+// tokLimitError returns an *Error for a limit: what reached size, over limit.
+func tokLimitError(code ErrorCode, what string, limit, size int64) *Error {
+	return &Error{Code: code, Expr: fmt.Sprintf("%s: %d exceeds the limit of %d", what, size, limit), Pos: -1, Limit: limit, Size: size}
+}
