@@ -1,9 +1,14 @@
 package runner
 
-import "conform/sampler"
+import "conform/fsm"
 
-// TokenID names a token; it is the sampler's id type (an int32).
-type TokenID = sampler.TokenID
+// TokenID names a token. It is fsm's id type, so that *fsm.Matcher is a
+// Constraint as it stands; the runner converts to sampler.TokenID (also an
+// int32) at the sampler's boundary.
+type TokenID = fsm.TokenID
+
+// *fsm.Matcher is the production Constraint.
+var _ Constraint = (*fsm.Matcher)(nil)
 
 // Engine is the inference engine the runner drives: one context holding the
 // KV cache of several sequences. It is implemented by an adapter over
@@ -64,9 +69,10 @@ func (b *Batch) add(t TokenID, pos, seq int, logits bool) {
 }
 
 // Constraint restricts which tokens a request may produce; *fsm.Matcher
-// implements it (through a thin adapter while fsm.TokenID and TokenID are
-// distinct named types). A Constraint belongs to one request. After its
-// first error every later call returns that error (sticky).
+// implements it. A Constraint belongs to one request. After its first error
+// every later call returns that error (sticky). The runner never passes EOS
+// to Accept: it ends the request when the sampler picks an EOS the mask
+// allowed.
 type Constraint interface {
 	// FillMask sets in dst (MaskWords(NumVocab) words, zeroed by the runner)
 	// the bit of every token allowed next, EOS included when accepting.

@@ -464,6 +464,7 @@ func (r *Runner) next(s *slot, logits []float32) {
 	}
 	ts := time.Now()
 	res, err := s.samp.Sample(logits, mask, allowed)
+	tok := TokenID(res.ID)
 	r.mu.Lock()
 	r.stats.SampleTime += time.Since(ts)
 	r.mu.Unlock()
@@ -471,20 +472,20 @@ func (r *Runner) next(s *slot, logits []float32) {
 		r.finish(s, FinishError, errorf(CodeSampler, "Sample", err, "slot %d", s.seq), true)
 		return
 	}
-	if r.isEOS(res.ID) {
+	if r.isEOS(tok) {
 		r.finish(s, FinishEOS, nil, false)
 		return
 	}
 	if c != nil {
 		t0 := time.Now()
-		err := c.Accept(res.ID)
+		err := c.Accept(tok)
 		s.usage.ConstraintTime += time.Since(t0)
 		if err != nil {
-			r.finish(s, FinishError, errorf(CodeConstraint, "Accept", err, "token %d", res.ID), true)
+			r.finish(s, FinishError, errorf(CodeConstraint, "Accept", err, "token %d", tok), true)
 			return
 		}
 	}
-	ev := Event{Token: res.ID, Logprob: res.Logprob}
+	ev := Event{Token: tok, Logprob: res.Logprob}
 	if len(res.Top) > 0 {
 		ev.Top = slices.Clone(res.Top)
 	}
@@ -525,7 +526,7 @@ func (r *Runner) jumpForward(s *slot) bool {
 			r.finish(s, FinishError, errorf(CodeConstraint, "Accept", err, "forced token %d", t), true)
 			return true
 		}
-		s.samp.Observe(t)
+		s.samp.Observe(sampler.TokenID(t))
 		s.usage.ForcedTokens++
 		if r.emit(s, Event{Token: t, Forced: true}) {
 			return true

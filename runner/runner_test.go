@@ -220,7 +220,7 @@ func TestSeeds(t *testing.T) {
 func TestMaxTokensAndContext(t *testing.T) {
 	r, _ := start(t, Config{Slots: 2, ContextSize: 20})
 	// Greedy with EOS banned, so that only the limits can end these.
-	p := sampler.Params{Temperature: sampler.Temp(0), LogitBias: map[sampler.TokenID]float64{testEOS: -100}}
+	p := sampler.Params{Temperature: sampler.Temp(0), LogitBias: map[sampler.TokenID]float64{sampler.TokenID(testEOS): -100}}
 	tests := []struct {
 		name   string
 		req    Request
@@ -247,7 +247,7 @@ func TestMaxTokensAndContext(t *testing.T) {
 func TestEOS(t *testing.T) {
 	r, _ := start(t, Config{Slots: 1})
 	// A bias that makes EOS the greedy choice at once.
-	res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Params: sampler.Params{Temperature: sampler.Temp(0), LogitBias: map[sampler.TokenID]float64{testEOS: 100}}}))
+	res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Params: sampler.Params{Temperature: sampler.Temp(0), LogitBias: map[sampler.TokenID]float64{sampler.TokenID(testEOS): 100}}}))
 	if len(res.tokens) != 0 || res.final.Finish != FinishEOS || res.final.Finish.OpenAI() != "stop" {
 		t.Errorf("EOS-biased request: %v, want no tokens and finish eos", res)
 	}
@@ -256,7 +256,7 @@ func TestEOS(t *testing.T) {
 func TestStopSequences(t *testing.T) {
 	cfg := Config{Slots: 2, Detokenize: letters}
 	r, _ := start(t, cfg)
-	base := Request{Prompt: prompt(5, 4), Params: sampler.Params{Seed: 3, LogitBias: map[sampler.TokenID]float64{testEOS: -100}}, MaxTokens: 40}
+	base := Request{Prompt: prompt(5, 4), Params: sampler.Params{Seed: 3, LogitBias: map[sampler.TokenID]float64{sampler.TokenID(testEOS): -100}}, MaxTokens: 40}
 	ref := collect(t, submit(t, r, base))
 	full := ref.text
 	if len(full) < 12 {
@@ -350,7 +350,7 @@ func TestPromptErrorsLeakNoSlot(t *testing.T) {
 func TestCancelFreesSlot(t *testing.T) {
 	r, eng := start(t, Config{Slots: 1, ContextSize: 100000})
 	ctx, cancel := context.WithCancel(context.Background())
-	ch, err := r.Submit(ctx, Request{Prompt: prompt(1, 4), Params: sampler.Params{LogitBias: map[sampler.TokenID]float64{testEOS: -100}}})
+	ch, err := r.Submit(ctx, Request{Prompt: prompt(1, 4), Params: sampler.Params{LogitBias: map[sampler.TokenID]float64{sampler.TokenID(testEOS): -100}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func TestCancelFreesSlot(t *testing.T) {
 	for range ch { // drains, then sees the close
 	}
 	// The slot is free: another request runs to its end on the single slot.
-	res := collect(t, submit(t, r, Request{Prompt: prompt(2, 4), MaxTokens: 3, Params: sampler.Params{LogitBias: map[sampler.TokenID]float64{testEOS: -100}}}))
+	res := collect(t, submit(t, r, Request{Prompt: prompt(2, 4), MaxTokens: 3, Params: sampler.Params{LogitBias: map[sampler.TokenID]float64{sampler.TokenID(testEOS): -100}}}))
 	if len(res.tokens) != 3 || res.final.Finish != FinishLength {
 		t.Fatalf("request after a cancel: %v, want 3 tokens", res)
 	}
@@ -381,7 +381,7 @@ func TestCancelFreesSlot(t *testing.T) {
 
 func TestPrefixReuse(t *testing.T) {
 	r, eng := start(t, Config{Slots: 1})
-	p := sampler.Params{Seed: 1, LogitBias: map[sampler.TokenID]float64{testEOS: -100}}
+	p := sampler.Params{Seed: 1, LogitBias: map[sampler.TokenID]float64{sampler.TokenID(testEOS): -100}}
 	first := collect(t, submit(t, r, Request{Prompt: prompt(1, 12), Params: p, MaxTokens: 4}))
 	// Extend the prompt with a token other than the first one generated.
 	ext := append(prompt(1, 12), (first.tokens[0]+1)%testEOS, 2, 3)
@@ -560,7 +560,7 @@ func TestDecodeError(t *testing.T) {
 		return nil
 	}
 	eng.mu.Unlock()
-	res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), MaxTokens: 10, Params: sampler.Params{LogitBias: map[sampler.TokenID]float64{testEOS: -100}}}))
+	res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), MaxTokens: 10, Params: sampler.Params{LogitBias: map[sampler.TokenID]float64{sampler.TokenID(testEOS): -100}}}))
 	var e *Error
 	if res.final.Finish != FinishError || !errors.As(res.final.Err, &e) || e.Code != CodeEngine || !errors.Is(res.final.Err, boom) {
 		t.Errorf("request over a failing decode: %v, want an engine error wrapping %v", res, boom)
@@ -579,7 +579,7 @@ func TestShutdown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
-	forever := Request{Prompt: prompt(1, 3), Params: sampler.Params{LogitBias: map[sampler.TokenID]float64{testEOS: -100}}}
+	forever := Request{Prompt: prompt(1, 3), Params: sampler.Params{LogitBias: map[sampler.TokenID]float64{sampler.TokenID(testEOS): -100}}}
 	running := submit(t, r, forever)
 	waiting := submit(t, r, forever)
 	<-running
@@ -632,7 +632,7 @@ func TestLogprobEvents(t *testing.T) {
 			t.Errorf("sampled event %+v, want logprobs", ev)
 		}
 		for _, tl := range ev.Top {
-			if !slices.Contains([]TokenID{1, 2, 3, 7, 8}, tl.ID) {
+			if !slices.Contains([]TokenID{1, 2, 3, 7, 8}, TokenID(tl.ID)) {
 				t.Errorf("top logprob token %d was not allowed", tl.ID)
 			}
 		}
