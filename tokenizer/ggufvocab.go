@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"conform/gguf"
@@ -28,7 +29,9 @@ const (
 // GPT-2 byte map) and "llama" is SentencePiece-style ("▁" is a space,
 // byte-type tokens "<0xNN>" are that byte). Token types decide the rest,
 // following llama.cpp's token_to_piece: control tokens are special
-// (SpecialPrefix + text); user-defined tokens are their text as written;
+// (SpecialPrefix + text), and so are the end-of-turn tokens EOS lists
+// whatever their type, as in llama.cpp; user-defined tokens are their text
+// as written;
 // unknown tokens and unused tokens with text are special too, so that
 // no grammar over text can produce them; unused tokens without text are
 // holes (nil).
@@ -95,6 +98,11 @@ func vocabularyFromGGUF(f ggufMeta, path string) (*Vocabulary, error) {
 		typ := TokenTypeNormal
 		if types != nil {
 			typ = types[id]
+		}
+		if slices.Contains(eosNames, s) && typ != TokenTypeUnknown {
+			// llama.cpp makes end-of-turn tokens control tokens whatever
+			// their declared type, and so do we.
+			typ = TokenTypeControl
 		}
 		switch typ {
 		case TokenTypeControl, TokenTypeUnknown:
