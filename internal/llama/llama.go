@@ -1,0 +1,352 @@
+//go:build cgo
+
+package llama
+
+/*
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+// Declarations of the few llama.cpp functions called directly (they are
+// linked in by github.com/ollama/ollama/llama, which compiles llama.cpp);
+// their signatures are those of llama.h in ollama v0.24.0. The ollama
+// wrapper has no way to free a context or read its actual size, and its
+// TokenToPiece trims trailing NUL bytes, so these are called here.
+struct llama_context;
+struct llama_model;
+struct llama_vocab;
+void llama_free(struct llama_context * ctx);
+const struct llama_model * llama_get_model(const struct llama_context * ctx);
+uint32_t llama_n_ctx(const struct llama_context * ctx);
+uint32_t llama_n_ctx_seq(const struct llama_context * ctx);
+int32_t llama_token_to_piece(const struct llama_vocab * vocab, int32_t token, char * buf, int32_t length, int32_t lstrip, bool special);
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/ollama/ollama/llama"
+	"github.com/ollama/ollama/ml"
+)
+
+var backendOnce sync.Once
+
+// maxPos bounds positions: llama_pos is an int32, and positions this large
+// only come from a caller's bug.
+const maxPos = 1<<31 - 1
+
+// Model is a loaded model with its context (KV cache) and a reusable batch.
+// Its methods are safe for concurrent use (they serialise on a mutex).
+type Model struct {
+	mu      sync.Mutex
+	model   *llama.Model
+	ctx     *llama.Context
+	cctx    *C.struct_llama_context // ctx's C pointer, for llama_free; nil if unknown
+	batch   *llama.Batch
+	nVocab  int
+	params  Params // as resolved, ContextSize as llama.cpp made it
+	seqCtx  int    // KV cells per sequence (llama_n_ctx_seq)
+	arch    string
+	path    string
+	logits  []bool // which entries of the last decoded batch have logits
+	decoded bool
+	closed  bool
+}
+
+var _ Engine = (*Model)(nil)
+
+// Load validates path with [Validate], loads the model into llama.cpp and
+// creates a context for p.Parallel sequences sharing p.ContextSize tokens.
+func Load(path string, p Params) (*Model, error) {
+	p, err := p.resolve()
+	if err != nil {
+		err.(*Error).Path = path
+		return nil, err
+	}
+	f, err := Validate(path)
+	if err != nil {
+		if e, ok := err.(*Error); ok {
+			e.Op = "load"
+		}
+		return nil, err
+	}
+	arch, _ := f.String("general.architecture")
+	backendOnce.Do(llama.BackendInit)
+
+	lm, err := llama.LoadModelFromFile(path, llama.ModelParams{NumGpuLayers: p.GPULayers, UseMmap: true})
+	if err != nil {
+		return nil, &Error{Code: CodeLoad, Op: "load", Path: path, Err: err}
+	}
+	fa := ml.FlashAttentionAuto
+	switch p.FlashAttention {
+	case FlashAttentionOn:
+		fa = ml.FlashAttentionEnabled
+	case FlashAttentionOff:
+		fa = ml.FlashAttentionDisabled
+	}
+	ctx, err := llama.NewContextWithModel(lm, llama.NewContextParams(p.ContextSize, p.BatchSize, p.Parallel, p.Threads, fa, p.KVCacheType))
+	if err != nil {
+		llama.FreeModel(lm)
+		return nil, &Error{Code: CodeLoad, Op: "load", Path: path, Msg: "creating the context", Err: err}
+	}
+	m := &Model{model: lm, ctx: ctx, nVocab: lm.NumVocab(), params: p, arch: arch, path: path}
+	m.cctx = contextPointer(ctx, lm)
+	m.seqCtx = p.ContextSize / p.Parallel
+	if m.cctx != nil {
+		// llama.cpp rounds the per-sequence size up to a multiple of 256.
+		m.params.ContextSize = int(C.llama_n_ctx(m.cctx))
+		m.seqCtx = int(C.llama_n_ctx_seq(m.cctx))
+	}
+	batch, err := llama.NewBatch(p.BatchSize, p.Parallel, 0)
+	if err != nil {
+		m.free()
+		return nil, &Error{Code: CodeLoad, Op: "load", Path: path, Msg: "allocating the batch", Err: err}
+	}
+	m.batch = batch
+	return m, nil
+}
+
+// contextPointer returns the C context inside ollama's Context, whose only
+// pointer field comes first (v0.24.0). It reads that field through unsafe
+// and trusts it only if llama_get_model of it is the model's own pointer, so
+// a layout change leaks the context instead of freeing garbage.
+func contextPointer(ctx *llama.Context, lm *llama.Model) *C.struct_llama_context {
+	c := *(**C.struct_llama_context)(unsafe.Pointer(ctx))
+	mp := *(*unsafe.Pointer)(unsafe.Pointer(lm))
+	if c == nil || unsafe.Pointer(C.llama_get_model(c)) != mp {
+		return nil
+	}
+	return c
+}
+
+// free releases what m holds; m.mu must be held or m unshared.
+func (m *Model) free() {
+	if m.batch != nil {
+		m.batch.Free()
+		m.batch = nil
+	}
+	if m.cctx != nil {
+		C.llama_free(m.cctx)
+		m.cctx = nil
+	}
+	m.ctx = nil
+	if m.model != nil {
+		llama.FreeModel(m.model)
+		m.model = nil
+	}
+}
+
+// Close frees the context, batch and weights. It is idempotent; every
+// later call of another method returns [ErrClosed].
+func (m *Model) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	m.free()
+	return nil
+}
+
+func (m *Model) check(op string) error {
+	if m.closed {
+		return &Error{Code: CodeClosed, Op: op, Path: m.path}
+	}
+	return nil
+}
+
+// NumVocab returns the number of tokens, the width of a logits row.
+func (m *Model) NumVocab() int { return m.nVocab }
+
+// Params returns the parameters the model was loaded with, defaults filled
+// and ContextSize as llama.cpp made it (it rounds up).
+func (m *Model) Params() Params { return m.params }
+
+// SeqContextSize is the number of KV cells each sequence has
+// (llama_n_ctx_seq): a sequence holds at most that many positions.
+func (m *Model) SeqContextSize() int { return m.seqCtx }
+
+// Architecture returns the file's general.architecture.
+func (m *Model) Architecture() string { return m.arch }
+
+// BatchCapacity is the most tokens a Batch may hold (BatchSize*Parallel).
+func (m *Model) BatchCapacity() int { return m.params.BatchSize * m.params.Parallel }
+
+// IsEOG reports whether id ends generation (EOS, EOT, ...) for llama.cpp.
+func (m *Model) IsEOG(id TokenID) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed || !m.validToken(id) {
+		return false
+	}
+	return m.model.TokenIsEog(int(id))
+}
+
+// AddBOS reports whether the vocabulary asks for a BOS token at the start.
+func (m *Model) AddBOS() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return false
+	}
+	return m.model.AddBOSToken()
+}
+
+func (m *Model) validToken(id TokenID) bool { return id >= 0 && int(id) < m.nVocab }
+
+// Tokenize runs llama.cpp's tokenizer. addSpecial adds BOS/EOS as the
+// vocabulary asks; parseSpecial lets special-token text become the special
+// token instead of plain text.
+func (m *Model) Tokenize(text string, addSpecial, parseSpecial bool) ([]TokenID, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check("tokenize"); err != nil {
+		return nil, err
+	}
+	ids, err := m.model.Tokenize(text, addSpecial, parseSpecial)
+	if err != nil {
+		return nil, &Error{Code: CodeTokenize, Op: "tokenize", Err: err}
+	}
+	out := make([]TokenID, len(ids))
+	for i, id := range ids {
+		out[i] = TokenID(id)
+	}
+	return out, nil
+}
+
+// TokenPiece returns llama.cpp's bytes for id (llama_token_to_piece, with
+// special tokens rendered as their text), or nil when id is out of range.
+func (m *Model) TokenPiece(id TokenID) []byte {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed || !m.validToken(id) {
+		return nil
+	}
+	vocab := unsafe.Pointer(m.model.Vocab())
+	buf := make([]byte, 32)
+	for {
+		n := C.llama_token_to_piece((*C.struct_llama_vocab)(vocab), C.int32_t(id), (*C.char)(unsafe.Pointer(&buf[0])), C.int32_t(len(buf)), 0, true)
+		if n >= 0 {
+			return buf[:n]
+		}
+		buf = make([]byte, -n)
+	}
+}
+
+// Decode runs b through the model. Entries must have tokens in the
+// vocabulary, sequences below Params.Parallel and non-negative positions,
+// and b at most BatchCapacity entries. A full KV cache is [ErrKVCacheFull].
+func (m *Model) Decode(b Batch) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check("decode"); err != nil {
+		return err
+	}
+	m.decoded = false
+	if len(b) == 0 {
+		return errorf(CodeBatch, "decode", "empty batch")
+	}
+	if len(b) > m.BatchCapacity() {
+		return errorf(CodeBatch, "decode", "%d tokens, capacity %d (BatchSize %d × Parallel %d)", len(b), m.BatchCapacity(), m.params.BatchSize, m.params.Parallel)
+	}
+	m.batch.Clear()
+	m.logits = m.logits[:0]
+	for i, t := range b {
+		switch {
+		case !m.validToken(t.Token):
+			return errorf(CodeBatch, "decode", "entry %d: token %d outside the vocabulary [0, %d)", i, t.Token, m.nVocab)
+		case t.Seq < 0 || int(t.Seq) >= m.params.Parallel:
+			return errorf(CodeBatch, "decode", "entry %d: sequence %d outside [0, %d)", i, t.Seq, m.params.Parallel)
+		case t.Pos < 0 || t.Pos > maxPos:
+			return errorf(CodeBatch, "decode", "entry %d: position %d outside [0, %d]", i, t.Pos, maxPos)
+		}
+		m.batch.Add(int(t.Token), nil, t.Pos, t.Logits, int(t.Seq))
+		m.logits = append(m.logits, t.Logits)
+	}
+	if err := m.ctx.Decode(m.batch); err != nil {
+		if errors.Is(err, llama.ErrKvCacheFull) {
+			return &Error{Code: CodeKVCacheFull, Op: "decode", Msg: fmt.Sprintf("no slot for %d tokens", len(b))}
+		}
+		return &Error{Code: CodeDecode, Op: "decode", Err: err}
+	}
+	m.decoded = true
+	return nil
+}
+
+// Logits returns a copy, in Go memory, of the logits after entry i of the
+// last decoded batch; that entry must have asked for them.
+func (m *Model) Logits(i int) ([]float32, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check("logits"); err != nil {
+		return nil, err
+	}
+	if !m.decoded || i < 0 || i >= len(m.logits) || !m.logits[i] {
+		return nil, errorf(CodeBatch, "logits", "entry %d of the last batch has no logits", i)
+	}
+	l := m.ctx.GetLogitsIth(i)
+	if l == nil {
+		return nil, errorf(CodeDecode, "logits", "llama.cpp returned no logits for entry %d", i)
+	}
+	return l, nil
+}
+
+// RemoveSeq drops positions [p0, p1) of seq from the KV cache; p1 < 0
+// means to the end. Some caches (recurrent models) cannot drop a middle
+// range; that is a CodeKVCache error.
+func (m *Model) RemoveSeq(seq SeqID, p0, p1 int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check("remove"); err != nil {
+		return err
+	}
+	if seq < 0 || int(seq) >= m.params.Parallel {
+		return errorf(CodeKVCache, "remove", "sequence %d outside [0, %d)", seq, m.params.Parallel)
+	}
+	if p0 < 0 {
+		p0 = 0
+	}
+	if p1 < 0 {
+		p1 = -1
+	}
+	if !m.ctx.KvCacheSeqRm(int(seq), p0, p1) {
+		return errorf(CodeKVCache, "remove", "llama.cpp could not remove [%d, %d) of sequence %d", p0, p1, seq)
+	}
+	return nil
+}
+
+// ClearSeq drops every position of seq from the KV cache.
+func (m *Model) ClearSeq(seq SeqID) error { return m.RemoveSeq(seq, 0, -1) }
+
+// CopySeq makes dst share src's KV entries for positions [p0, p1) (p1 < 0:
+// to the end), so a common prompt prefix is computed once.
+func (m *Model) CopySeq(src, dst SeqID, p0, p1 int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check("copy"); err != nil {
+		return err
+	}
+	for _, s := range []SeqID{src, dst} {
+		if s < 0 || int(s) >= m.params.Parallel {
+			return errorf(CodeKVCache, "copy", "sequence %d outside [0, %d)", s, m.params.Parallel)
+		}
+	}
+	m.ctx.KvCacheSeqCp(int(src), int(dst), max(p0, 0), max(p1, -1))
+	return nil
+}
+
+// ClearAll empties the whole KV cache.
+func (m *Model) ClearAll() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check("clear"); err != nil {
+		return err
+	}
+	m.ctx.KvCacheClear()
+	return nil
+}

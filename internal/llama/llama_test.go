@@ -1,0 +1,574 @@
+//go:build cgo
+
+package llama
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"conform/gguf"
+	"conform/internal/sharedtest"
+	"conform/tokenizer"
+)
+
+func loadTest(t testing.TB, spec string, p Params) *Model {
+	t.Helper()
+	m, err := Load(synthModel(t, spec), p)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+func argmax(l []float32) TokenID {
+	best := 0
+	for i, x := range l {
+		if x > l[best] {
+			best = i
+		}
+	}
+	return TokenID(best)
+}
+
+func checkFinite(t *testing.T, what string, l []float32) {
+	t.Helper()
+	for i, x := range l {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			t.Fatalf("%s: logit %d is %v", what, i, x)
+		}
+	}
+}
+
+func promptBatch(ids []TokenID, seq SeqID, start int) Batch {
+	b := make(Batch, len(ids))
+	for i, id := range ids {
+		b[i] = BatchToken{Token: id, Pos: start + i, Seq: seq, Logits: i == len(ids)-1}
+	}
+	return b
+}
+
+// TestGenerate decodes a chat prompt in one batch and generates greedily.
+func TestGenerate(t *testing.T) {
+	m := loadTest(t, "cl100k", Params{ContextSize: 512, BatchSize: 64, Threads: 2})
+	// cl100k: 100256 ranks, specials up to id 100276, then the two ChatML
+	// tokens mkmodel appends.
+	if m.Architecture() != "llama" || m.NumVocab() != 100277+2 {
+		t.Errorf("Architecture, NumVocab = %q, %d; want llama, %d", m.Architecture(), m.NumVocab(), 100277+2)
+	}
+	ids, err := m.Tokenize("<|im_start|>user\nHello, world! 12345<|im_end|>\n<|im_start|>assistant\n", false, true)
+	if err != nil {
+		t.Fatalf("Tokenize: %v", err)
+	}
+	b := promptBatch(ids, 0, 0)
+	if err := m.Decode(b); err != nil {
+		t.Fatalf("Decode(prompt of %d): %v", len(ids), err)
+	}
+	pos, last := len(ids), len(b)-1
+	var out []TokenID
+	for range 10 {
+		l, err := m.Logits(last)
+		if err != nil {
+			t.Fatalf("Logits(%d): %v", last, err)
+		}
+		if len(l) != m.NumVocab() {
+			t.Fatalf("len(Logits) = %d, want NumVocab %d", len(l), m.NumVocab())
+		}
+		checkFinite(t, "generation", l)
+		next := argmax(l)
+		out = append(out, next)
+		if err := m.Decode(Batch{{Token: next, Pos: pos, Logits: true}}); err != nil {
+			t.Fatalf("Decode(token %d at %d): %v", next, pos, err)
+		}
+		pos, last = pos+1, 0
+	}
+	t.Logf("prompt %d tokens, generated %v", len(ids), out)
+}
+
+// TestTokenize checks special-token parsing and the pre-tokenizer on the
+// synthetic cl100k model, whose pieces are compared with conform/tokenizer.
+func TestTokenize(t *testing.T) {
+	m := loadTest(t, "cl100k", Params{ContextSize: 256, Threads: 2})
+	v, err := tokenizer.LoadGGUF(synthModel(t, "cl100k"))
+	if err != nil {
+		t.Fatalf("tokenizer.LoadGGUF: %v", err)
+	}
+	imStart := TokenID(m.NumVocab() - 2)
+	tests := []struct {
+		text         string
+		parseSpecial bool
+		want         []string // pieces
+	}{
+		{"<|im_start|>", true, []string{"<|im_start|>"}},
+		{"<|im_start|>", false, []string{"<", "|", "im", "_start", "|", ">"}}, // as tiktoken: 27, 91, ...
+		{"12345", false, []string{"123", "45"}},
+		{"Hello, world!", false, []string{"Hello", ",", " world", "!"}},
+		{"  x\n\n", false, []string{" ", " x", "\n\n"}},
+		{"", false, nil},
+	}
+	for _, tt := range tests {
+		ids, err := m.Tokenize(tt.text, false, tt.parseSpecial)
+		if err != nil {
+			t.Fatalf("Tokenize(%q): %v", tt.text, err)
+		}
+		var got []string
+		for _, id := range ids {
+			got = append(got, string(m.TokenPiece(id)))
+			if !v.Special[id] && !bytes.Equal(m.TokenPiece(id), v.Tokens[id]) {
+				t.Errorf("piece of %d: llama.cpp %q, tokenizer %q", id, m.TokenPiece(id), v.Tokens[id])
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("Tokenize(%q, parseSpecial=%v) pieces = %q, want %q", tt.text, tt.parseSpecial, got, tt.want)
+		}
+	}
+	if ids, _ := m.Tokenize("<|im_start|>", false, true); len(ids) != 1 || ids[0] != imStart {
+		t.Errorf("Tokenize(<|im_start|>) = %v, want [%d]", ids, imStart)
+	}
+	if p := m.TokenPiece(-1); p != nil {
+		t.Errorf("TokenPiece(-1) = %q, want nil", p)
+	}
+	if p := m.TokenPiece(TokenID(m.NumVocab())); p != nil {
+		t.Errorf("TokenPiece(NumVocab) = %q, want nil", p)
+	}
+}
+
+// checkPieces compares, for every token, conform/tokenizer's bytes (read
+// from the GGUF with LoadGGUF) with llama.cpp's piece; special tokens and
+// holes are skipped. It returns the number of tokens compared.
+func checkPieces(t *testing.T, m *Model, path string) int {
+	t.Helper()
+	v, err := tokenizer.LoadGGUF(path)
+	if err != nil {
+		t.Fatalf("tokenizer.LoadGGUF: %v", err)
+	}
+	if v.Len() != m.NumVocab() {
+		t.Fatalf("tokenizer has %d tokens, llama.cpp %d", v.Len(), m.NumVocab())
+	}
+	compared, bad := 0, 0
+	for id := range v.Len() {
+		if v.Special[id] || v.Tokens[id] == nil {
+			continue
+		}
+		compared++
+		if got := m.TokenPiece(TokenID(id)); !bytes.Equal(got, v.Tokens[id]) {
+			if bad++; bad <= 10 {
+				t.Errorf("token %d: llama.cpp piece %q, tokenizer bytes %q", id, got, v.Tokens[id])
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d pieces differ", bad, compared)
+	}
+	return compared
+}
+
+func TestPiecesMatchTokenizer(t *testing.T) {
+	m := loadTest(t, "cl100k", Params{ContextSize: 256, Threads: 2})
+	if n := checkPieces(t, m, synthModel(t, "cl100k")); n != 100256 {
+		t.Errorf("compared %d pieces, want the 100256 ranks", n)
+	}
+}
+
+// TestSharedVocabularies builds synthetic models with real HF vocabularies
+// from ../shared and checks every piece against conform/tokenizer and
+// llama.cpp's tokenization against the HF reference ids.
+func TestSharedVocabularies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short: skipping the 150k-token vocabularies")
+	}
+	for _, name := range []string{"qwen3", "llama3_1", "llama2"} {
+		t.Run(name, func(t *testing.T) {
+			tj := sharedtest.Path(t, "vocab", name, "tokenizer.json")
+			m := loadTest(t, tj, Params{ContextSize: 256, Threads: 2})
+			n := checkPieces(t, m, synthModel(t, tj))
+			ref, err := os.ReadFile(filepath.Join(filepath.Dir(tj), "reference.jsonl"))
+			if err != nil {
+				t.Skipf("no reference.jsonl: %v", err)
+			}
+			cases, bad := 0, 0
+			for line := range strings.Lines(string(ref)) {
+				var c struct {
+					Text string
+					IDs  []TokenID
+				}
+				if err := json.Unmarshal([]byte(line), &c); err != nil {
+					t.Fatalf("reference.jsonl: %v", err)
+				}
+				got, err := m.Tokenize(c.Text, false, true)
+				if err != nil {
+					t.Fatalf("Tokenize(%q): %v", c.Text, err)
+				}
+				cases++
+				if !equalIDs(got, c.IDs) {
+					bad++
+					t.Errorf("Tokenize(%q) = %v, HF reference %v", c.Text, got, c.IDs)
+				}
+			}
+			t.Logf("%s: %d pieces equal; %d/%d reference texts tokenized as HF does", name, n, cases-bad, cases)
+		})
+	}
+}
+
+func equalIDs(a, b []TokenID) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSequences decodes two prompts as two sequences of one batch and
+// checks them against each prompt decoded alone, then edits the KV cache.
+func TestSequences(t *testing.T) {
+	m := loadTest(t, "cl100k", Params{ContextSize: 512, BatchSize: 32, Parallel: 2, Threads: 2})
+	a, _ := m.Tokenize("The quick brown fox", false, false)
+	b, _ := m.Tokenize("jumps over the lazy dog again and again", false, false)
+	solo := func(ids []TokenID) []float32 {
+		t.Helper()
+		if err := m.ClearAll(); err != nil {
+			t.Fatalf("ClearAll: %v", err)
+		}
+		if err := m.Decode(promptBatch(ids, 0, 0)); err != nil {
+			t.Fatalf("Decode: %v", err)
+		}
+		l, err := m.Logits(len(ids) - 1)
+		if err != nil {
+			t.Fatalf("Logits: %v", err)
+		}
+		return l
+	}
+	wantA, wantB := solo(a), solo(b)
+	if err := m.ClearAll(); err != nil {
+		t.Fatal(err)
+	}
+	batch := append(promptBatch(a, 0, 0), promptBatch(b, 1, 0)...)
+	if err := m.Decode(batch); err != nil {
+		t.Fatalf("Decode(two sequences): %v", err)
+	}
+	gotA, err := m.Logits(len(a) - 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotB, err := m.Logits(len(batch) - 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want []float32
+	}{{"seq 0", gotA, wantA}, {"seq 1", gotB, wantB}} {
+		if d := maxDiff(c.got, c.want); d > 1e-3 || argmax(c.got) != argmax(c.want) {
+			t.Errorf("%s in a shared batch: max |Δlogit| %g, argmax %d; alone: argmax %d", c.name, d, argmax(c.got), argmax(c.want))
+		}
+	}
+
+	// Drop seq 0's last position and decode that token again: the logits
+	// must be those of the first time.
+	if err := m.RemoveSeq(0, len(a)-1, -1); err != nil {
+		t.Fatalf("RemoveSeq: %v", err)
+	}
+	if err := m.Decode(Batch{{Token: a[len(a)-1], Pos: len(a) - 1, Seq: 0, Logits: true}}); err != nil {
+		t.Fatalf("Decode after RemoveSeq: %v", err)
+	}
+	again, _ := m.Logits(0)
+	if d := maxDiff(again, wantA); d > 1e-3 {
+		t.Errorf("after RemoveSeq and re-decode: max |Δlogit| %g", d)
+	}
+	// A cleared sequence starts again at position 0.
+	if err := m.ClearSeq(1); err != nil {
+		t.Fatalf("ClearSeq: %v", err)
+	}
+	if err := m.Decode(promptBatch(b, 1, 0)); err != nil {
+		t.Fatalf("Decode after ClearSeq: %v", err)
+	}
+	if l, _ := m.Logits(len(b) - 1); maxDiff(l, wantB) > 1e-3 {
+		t.Errorf("after ClearSeq and re-decode: max |Δlogit| %g", maxDiff(l, wantB))
+	}
+	// CopySeq shares seq 0's prefix with seq 1.
+	if err := m.ClearSeq(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.CopySeq(0, 1, 0, -1); err != nil {
+		t.Fatalf("CopySeq: %v", err)
+	}
+	if err := m.Decode(Batch{{Token: b[0], Pos: len(a), Seq: 1, Logits: true}, {Token: b[0], Pos: len(a), Seq: 0, Logits: true}}); err != nil {
+		t.Fatalf("Decode after CopySeq: %v", err)
+	}
+	l0, _ := m.Logits(0)
+	l1, _ := m.Logits(1)
+	if d := maxDiff(l0, l1); d > 1e-3 {
+		t.Errorf("seq 1 copied from seq 0 differs from it: max |Δlogit| %g", d)
+	}
+}
+
+func maxDiff(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
+	d := 0.0
+	for i := range a {
+		d = max(d, math.Abs(float64(a[i]-b[i])))
+	}
+	return d
+}
+
+func TestKVCacheFull(t *testing.T) {
+	m := loadTest(t, "cl100k", Params{ContextSize: 256, BatchSize: 64, Parallel: 2, Threads: 2})
+	n := m.SeqContextSize()
+	if n < 128 {
+		t.Fatalf("SeqContextSize = %d, want at least 128", n)
+	}
+	var err error
+	pos := 0
+	for pos <= n && err == nil {
+		var b Batch
+		for i := 0; i < 64 && pos <= n; i++ {
+			b = append(b, BatchToken{Token: 100, Pos: pos, Seq: 0})
+			pos++
+		}
+		err = m.Decode(b)
+	}
+	if !errors.Is(err, ErrKVCacheFull) {
+		t.Fatalf("decoding %d positions into a sequence of %d cells: got %v, want ErrKVCacheFull", pos, n, err)
+	}
+	// The model stays usable: clear and decode again.
+	if err := m.ClearSeq(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Decode(Batch{{Token: 100, Pos: 0, Seq: 0, Logits: true}}); err != nil {
+		t.Fatalf("Decode after a full cache was cleared: %v", err)
+	}
+}
+
+func TestBatchErrors(t *testing.T) {
+	m := loadTest(t, "cl100k", Params{ContextSize: 256, BatchSize: 4, Parallel: 2, Threads: 2})
+	if _, err := m.Logits(0); !errors.Is(err, ErrBatch) {
+		t.Errorf("Logits before any Decode: got %v, want ErrBatch", err)
+	}
+	tok := func(id TokenID, pos int, seq SeqID) BatchToken {
+		return BatchToken{Token: id, Pos: pos, Seq: seq, Logits: true}
+	}
+	tests := []struct {
+		name string
+		b    Batch
+	}{
+		{"empty", nil},
+		{"over capacity", Batch{tok(1, 0, 0), tok(1, 1, 0), tok(1, 2, 0), tok(1, 3, 0), tok(1, 4, 0), tok(1, 5, 0), tok(1, 6, 0), tok(1, 7, 0), tok(1, 8, 0)}},
+		{"negative token", Batch{tok(-1, 0, 0)}},
+		{"token past vocabulary", Batch{tok(TokenID(m.NumVocab()), 0, 0)}},
+		{"negative sequence", Batch{tok(1, 0, -1)}},
+		{"sequence past Parallel", Batch{tok(1, 0, 2)}},
+		{"negative position", Batch{tok(1, -1, 0)}},
+	}
+	for _, tt := range tests {
+		if err := m.Decode(tt.b); !errors.Is(err, ErrBatch) {
+			t.Errorf("Decode(%s): got %v, want ErrBatch", tt.name, err)
+		}
+	}
+	if err := m.Decode(Batch{{Token: 1, Pos: 0}, {Token: 2, Pos: 1, Logits: true}}); err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	for _, i := range []int{-1, 0, 2} {
+		if _, err := m.Logits(i); !errors.Is(err, ErrBatch) {
+			t.Errorf("Logits(%d) (no logits asked there): got %v, want ErrBatch", i, err)
+		}
+	}
+	if _, err := m.Logits(1); err != nil {
+		t.Errorf("Logits(1): %v", err)
+	}
+	if err := m.RemoveSeq(5, 0, -1); err == nil {
+		t.Errorf("RemoveSeq(5): got nil error for a sequence past Parallel")
+	}
+	if err := m.CopySeq(0, 9, 0, -1); err == nil {
+		t.Errorf("CopySeq(0, 9): got nil error for a sequence past Parallel")
+	}
+}
+
+func TestClose(t *testing.T) {
+	m, err := Load(synthModel(t, "cl100k"), Params{ContextSize: 256, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if err := m.Decode(Batch{{Token: 1}}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Decode after Close: got %v, want ErrClosed", err)
+	}
+	if _, err := m.Tokenize("x", false, false); !errors.Is(err, ErrClosed) {
+		t.Errorf("Tokenize after Close: got %v, want ErrClosed", err)
+	}
+	if _, err := m.Logits(0); !errors.Is(err, ErrClosed) {
+		t.Errorf("Logits after Close: got %v, want ErrClosed", err)
+	}
+	if err := m.ClearSeq(0); !errors.Is(err, ErrClosed) {
+		t.Errorf("ClearSeq after Close: got %v, want ErrClosed", err)
+	}
+	if p := m.TokenPiece(1); p != nil {
+		t.Errorf("TokenPiece after Close = %q, want nil", p)
+	}
+}
+
+// TestLoadCycles loads and closes a model repeatedly: Close must free the
+// context (checked by the context pointer being known at all).
+func TestLoadCycles(t *testing.T) {
+	for range 3 {
+		m, err := Load(synthModel(t, "cl100k"), Params{ContextSize: 256, Threads: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.cctx == nil {
+			t.Fatalf("the context pointer was not recovered from ollama's Context: Close would leak it")
+		}
+		m.Close()
+	}
+}
+
+// TestGrammar runs llama.cpp's own grammar sampler from a JSON Schema over
+// the synthetic model's vocabulary, greedily.
+func TestGrammar(t *testing.T) {
+	m := loadTest(t, "cl100k", Params{ContextSize: 512, BatchSize: 64, Threads: 2})
+	if _, err := SchemaToGrammar([]byte(`{"type": 7`)); err == nil {
+		t.Errorf("SchemaToGrammar(invalid JSON): got nil error")
+	}
+	gbnf, err := SchemaToGrammar([]byte(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}`))
+	if err != nil {
+		t.Fatalf("SchemaToGrammar: %v", err)
+	}
+	if !strings.Contains(string(gbnf), "root") {
+		t.Fatalf("grammar has no root rule:\n%s", gbnf)
+	}
+	pieces := make([]string, m.NumVocab())
+	for id := range pieces {
+		pieces[id] = string(m.TokenPiece(TokenID(id)))
+	}
+	eos := TokenID(100257) // <|endoftext|>
+	if _, err := NewGrammar("root ::= (", pieces, []TokenID{eos}); err == nil {
+		t.Errorf("NewGrammar(bad GBNF): got nil error")
+	}
+	g, err := NewGrammar(string(gbnf), pieces, []TokenID{eos})
+	if err != nil {
+		t.Fatalf("NewGrammar: %v", err)
+	}
+	defer g.Close()
+	x, _ := m.Tokenize("x", false, false)
+	if err := g.Accept(x[0]); err == nil {
+		t.Errorf("Accept(%q) at the start of an object: got nil error", "x")
+	}
+
+	ids, _ := m.Tokenize("<|im_start|>user\nJSON please<|im_end|>\n<|im_start|>assistant\n", false, true)
+	if err := m.Decode(promptBatch(ids, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	var text []byte
+	pos, last, done := len(ids), len(ids)-1, false
+	for range 40 {
+		l, err := m.Logits(last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Apply(l); err != nil {
+			t.Fatalf("Apply: %v", err)
+		}
+		next := argmax(l)
+		if math.IsInf(float64(l[next]), -1) {
+			t.Fatalf("every token masked after %q", text)
+		}
+		if err := g.Accept(next); err != nil {
+			t.Fatalf("Accept(%d %q) after %q: %v", next, pieces[next], text, err)
+		}
+		if next == eos {
+			done = true
+			break
+		}
+		text = append(text, pieces[next]...)
+		if err := m.Decode(Batch{{Token: next, Pos: pos, Logits: true}}); err != nil {
+			t.Fatal(err)
+		}
+		pos, last = pos+1, 0
+	}
+	if !bytes.HasPrefix(text, []byte("{")) {
+		t.Errorf("grammar output %q does not start an object", text)
+	}
+	if done && !json.Valid(text) {
+		t.Errorf("grammar output %q ended but is not valid JSON", text)
+	}
+	t.Logf("grammar output (ended: %v): %q", done, text)
+	if err := g.Close(); err != nil || g.Close() != nil {
+		t.Errorf("Close twice: %v", err)
+	}
+	if err := g.Apply(make([]float32, len(pieces))); !errors.Is(err, ErrClosed) {
+		t.Errorf("Apply after Close: got %v, want ErrClosed", err)
+	}
+}
+
+// BenchmarkDecodeToken measures one generation step on the tiny model:
+// decode one token and copy its logits row (100k floats) into Go.
+func BenchmarkDecodeToken(b *testing.B) {
+	m := loadTest(b, "cl100k", Params{ContextSize: 4096, BatchSize: 64, Threads: 2})
+	pos := 0
+	for b.Loop() {
+		if pos == m.SeqContextSize() {
+			m.ClearSeq(0)
+			pos = 0
+		}
+		if err := m.Decode(Batch{{Token: 100, Pos: pos, Logits: true}}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.Logits(0); err != nil {
+			b.Fatal(err)
+		}
+		pos++
+	}
+}
+
+// BenchmarkLogitsCopy measures copying one logits row into Go memory.
+func BenchmarkLogitsCopy(b *testing.B) {
+	m := loadTest(b, "cl100k", Params{ContextSize: 256, Threads: 2})
+	if err := m.Decode(Batch{{Token: 100, Logits: true}}); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := m.Logits(0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestLoadRefused: files that pass Validate but that llama.cpp refuses
+// (a missing weight, a wrong shape) are a CodeLoad error, not a crash.
+func TestLoadRefused(t *testing.T) {
+	good := smallModel(t)
+	m, err := Load(good, Params{ContextSize: 256, Threads: 2})
+	if err != nil {
+		t.Fatalf("Load(small model): %v", err)
+	}
+	m.Close()
+	noFFN := rewrite(t, good, same, func(name string) bool { return name != "blk.1.ffn_up.weight" })
+	wrongShape := rewrite(t, good, func(k string, v gguf.Value) (gguf.Value, bool) {
+		if k == "llama.feed_forward_length" {
+			return gguf.Value{Type: gguf.TypeUint32, Data: uint32(96)}, true
+		}
+		return v, true
+	}, nil)
+	for name, p := range map[string]string{"missing tensor": noFFN, "wrong shape": wrongShape} {
+		m, err := Load(p, Params{ContextSize: 256, Threads: 2})
+		if !errors.Is(err, &Error{Code: CodeLoad}) || m != nil {
+			t.Errorf("Load(%s): got %v, %v; want CodeLoad", name, m, err)
+		}
+	}
+}
