@@ -29,9 +29,9 @@ const (
 // GPT-2 byte map) and "llama" is SentencePiece-style ("▁" is a space,
 // byte-type tokens "<0xNN>" are that byte). Token types decide the rest,
 // following llama.cpp's token_to_piece: control tokens are special
-// (SpecialPrefix + text), and so are the end-of-turn tokens EOS lists
-// whatever their type, as in llama.cpp; user-defined tokens are their text
-// as written;
+// (SpecialPrefix + text), and so are the tokens llama.cpp treats as end
+// of generation by name (<|eot_id|>, <|im_end|>, <end_of_turn>, ...)
+// whatever their type; user-defined tokens are their text as written;
 // unknown tokens and unused tokens with text are special too, so that
 // no grammar over text can produce them; unused tokens without text are
 // holes (nil).
@@ -51,6 +51,14 @@ func LoadGGUF(path string) (*Vocabulary, error) {
 		return nil, errorf(code, path, err, "read GGUF")
 	}
 	return vocabularyFromGGUF(f, path)
+}
+
+// llamaCppEOGNames are the tokens llama.cpp (llama-vocab.cpp, v0.24.0's
+// copy) treats as end of generation, and as control tokens, by their text
+// alone. "</s>" is not among them: Qwen has it as an ordinary text token.
+var llamaCppEOGNames = []string{
+	"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>",
+	"<EOT>", "_<EOT>", "<|end_of_text|>", "<end_of_utterance>",
 }
 
 // ggufMeta is the part of *gguf.File that LoadGGUF uses.
@@ -99,10 +107,11 @@ func vocabularyFromGGUF(f ggufMeta, path string) (*Vocabulary, error) {
 		if types != nil {
 			typ = types[id]
 		}
-		if slices.Contains(eosNames, s) && typ != TokenTypeUnknown {
-			// llama.cpp makes end-of-turn tokens control tokens whatever
-			// their declared type, and so do we.
+		if slices.Contains(llamaCppEOGNames, s) {
+			// llama.cpp makes these end-of-generation tokens control
+			// tokens whatever their declared type, and so do we.
 			typ = TokenTypeControl
+			v.EOS = append(v.EOS, TokenID(id))
 		}
 		switch typ {
 		case TokenTypeControl, TokenTypeUnknown:
