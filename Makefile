@@ -1,6 +1,8 @@
 # Conform — build, test and benchmark.
 #
 #   make test        everything (pure-Go packages, then the llama.cpp binding)
+#   make test-cgo    the packages that need cgo (llama.cpp), after llama-deps
+#   make llama-deps  headers the llama.cpp cgo build needs (apt + miniaudio.h)
 #   make test-short  pure-Go packages only, CGO_ENABLED=0, for a quick loop
 #   make fuzz        a short run of each fuzz target
 #   make bench       Go benchmarks beside the code
@@ -15,14 +17,42 @@ SHARED     ?= $(abspath ../shared)
 FUZZTIME   ?= 15s
 PURE_PKGS   = $(shell CGO_ENABLED=0 $(GO) list ./... )
 
-.PHONY: all build test test-short fuzz bench maskbench golden lint deps
+# llama.cpp (vendored by github.com/ollama/ollama/llama) is compiled by cgo.
+# The module proxy strips its vendor/ headers: nlohmann/json and stb come
+# from Debian, miniaudio.h from the Go module gen2brain/malgo, placed under
+# build/include (found through CGO_CPPFLAGS). The first cgo build compiles
+# llama.cpp (several minutes on 2 cores); the Go build cache keeps it.
+LLAMA_INCLUDE := $(CURDIR)/build/include
+MALGO         := github.com/gen2brain/malgo@v0.11.24
+export CGO_CPPFLAGS := $(strip $(CGO_CPPFLAGS) -I$(LLAMA_INCLUDE))
+# CGO_PKGS: internal/llama and every package that imports it (or whose
+# tests do); their tests run with cgo in test-cgo.
+CGO_PKGS    = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/conform\/internal\/llama( |$$)/ {print $$1}')
+
+.PHONY: all build test test-short test-cgo llama-deps fuzz bench maskbench golden lint deps
 
 all: build
 
-build:
+build: llama-deps
 	$(GO) build ./...
 
-test: lint test-short
+test: lint test-short test-cgo
+
+test-cgo: llama-deps
+	CGO_ENABLED=1 $(GO) test -count=1 $(CGO_PKGS)
+
+llama-deps: $(LLAMA_INCLUDE)/miniaudio/miniaudio.h
+	@if [ ! -f /usr/include/nlohmann/json.hpp ] || [ ! -f /usr/include/stb/stb_image.h ]; then \
+	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  echo "llama-deps: installing nlohmann-json3-dev libstb-dev"; \
+	  $$sudo apt-get update -qq && $$sudo apt-get install -y -qq nlohmann-json3-dev libstb-dev; \
+	fi
+
+$(LLAMA_INCLUDE)/miniaudio/miniaudio.h:
+	@mkdir -p $(@D)
+	@dir=$$($(GO) mod download -json $(MALGO) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	  test -f "$$dir/miniaudio.h" || { echo "llama-deps: miniaudio.h not found in $(MALGO)"; exit 1; }; \
+	  cp "$$dir/miniaudio.h" $@ && chmod u+w $@
 
 test-short:
 	CGO_ENABLED=0 $(GO) test -count=1 $(PURE_PKGS)
