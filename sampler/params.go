@@ -21,8 +21,9 @@ const (
 // sensible: temperature 1, top_p 1, top_k off, min_p off, no penalties, no
 // bias, seed 0, no logprobs.
 type Params struct {
-	// Temperature divides the logits. nil means 1; 0 means greedy (argmax,
-	// ties to the lowest id). Must be >= 0. Use [Temp] to set it inline.
+	// Temperature divides the logits. nil means 1; 0 (or anything below
+	// MinTemperature) means greedy: argmax, ties to the lowest id. Must be
+	// >= 0. Use [Temp] to set it inline.
 	Temperature *float64
 	// TopK keeps the k most likely tokens; 0 means off. Must be >= 0.
 	TopK int
@@ -104,8 +105,13 @@ func (p *Params) Validate(vocab int) error {
 	return nil
 }
 
-// greedy reports whether the temperature is exactly 0.
-func (p *Params) greedy() bool { return p.Temperature != nil && *p.Temperature == 0 }
+// MinTemperature is the smallest temperature sampled as such; a smaller
+// one (0 included) is greedy. Dividing logits by less would overflow
+// float32, and at 1e-4 a logit gap of 0.01 is already a factor e^100.
+const MinTemperature = 1e-4
+
+// greedy reports whether the temperature is below MinTemperature.
+func (p *Params) greedy() bool { return p.Temperature != nil && *p.Temperature < MinTemperature }
 
 // temperature returns the effective temperature (1 when unset).
 func (p *Params) temperature() float64 {

@@ -190,10 +190,9 @@ func (s *Sampler) draw(res *Result) error {
 		if !(x.l > negInf) {
 			continue
 		}
-		if x.l > math.MaxFloat32 {
+		if x.l *= inv; x.l > math.MaxFloat32 {
 			x.l = math.MaxFloat32
 		}
-		x.l *= inv
 		if x.l > maxL {
 			maxL = x.l
 		}

@@ -194,6 +194,7 @@ func TestGreedy(t *testing.T) {
 		{"bias wins", []float32{1, 3, 2}, nil, map[TokenID]float64{0: 5}, 0},
 		{"bias on masked token ignored", []float32{1, 3, 2}, maskOf(3, 1, 2), map[TokenID]float64{0: 100}, 1},
 		{"-Inf skipped", []float32{float32(math.Inf(-1)), -5, float32(math.NaN())}, nil, nil, 1},
+		{"+Inf wins", []float32{1, float32(math.Inf(1)), 2}, nil, nil, 1},
 	}
 	for _, tt := range tests {
 		s := mustNew(t, len(tt.logits), Params{Temperature: Temp(0), LogitBias: tt.bias})
@@ -542,5 +543,32 @@ func TestNoAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("Sample allocated %v times per call, want 0", allocs)
+	}
+}
+
+func TestExtremeInputs(t *testing.T) {
+	inf := float32(math.Inf(1))
+	tests := []struct {
+		name   string
+		p      Params
+		logits []float32
+		want   TokenID
+	}{
+		{"tiny temperature is greedy", Params{Temperature: Temp(1e-40)}, []float32{0, 3, -2, 0}, 1},
+		{"tiny temperature with logprobs", Params{Temperature: Temp(1e-9), TopLogprobs: 2}, []float32{0, 3, -2, 0}, 1},
+		{"+Inf logit sampled", Params{Temperature: Temp(0.5)}, []float32{0, inf, 1, 2}, 1},
+		{"huge logits", Params{Temperature: Temp(1e-3)}, []float32{-3e38, 3e38, 1, 2}, 1},
+	}
+	for _, tt := range tests {
+		s := mustNew(t, len(tt.logits), tt.p)
+		for range 20 {
+			res, err := s.Sample(append([]float32(nil), tt.logits...), nil, 0)
+			if err != nil || res.ID != tt.want {
+				t.Fatalf("%s: Sample(%v) = %+v, %v, want token %d", tt.name, tt.logits, res, err, tt.want)
+			}
+			if math.IsNaN(float64(res.Logprob)) {
+				t.Fatalf("%s: logprob NaN", tt.name)
+			}
+		}
 	}
 }
