@@ -1,5 +1,27 @@
 package fsm
 
+// The token side of package fsm: from a DFA to token masks.
+//
+//	vocabulary ([][]byte, EOS ids, width) ──NewTokenIndex──▶ *TokenIndex   (once per model)
+//	*DFA + *TokenIndex ──NewConstraint──▶ *Constraint                       (once per schema; Cache)
+//	*Constraint ──NewMatcher──▶ *Matcher                                    (once per sequence)
+//	Matcher: FillMask(dst) → sample → Accept(token) → FillMask …
+//
+// A token t is allowed in DFA state q iff δ*(q, bytes(t)) is not the dead
+// state (the DFA is trimmed, so "not dead" means "can still reach
+// acceptance"); EOS ids are allowed iff q is accepting. In a DFA the mask
+// depends only on q, so each state's mask is computed once, on first visit,
+// by one trie walk (trie.go), and kept for every later visit by any request
+// (mask.go: interned, sparse or dense storage, popcount). The start state's
+// mask is computed eagerly so the first step never waits. Dense masks inside
+// JSON strings would cost a full walk each; the slicer (mask_slicer.go) ORs
+// in precomputed masks of string-safe token slices wherever the DFA provably
+// allows all of them, and walks only the rest, with an identical result.
+//
+// Conventions: q and s are states, t a token, ti the TokenIndex, c the
+// Constraint, m a Matcher; masks are []uint64 with bit t%64 of word t/64 set
+// when t is allowed, sized (width+63)/64 words, padding bits zero.
+
 import (
 	"sync"
 	"sync/atomic"
