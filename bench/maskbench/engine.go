@@ -1,0 +1,127 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"conform/fsm"
+	"conform/grammar"
+	"conform/tokenizer"
+)
+
+// errTimeout marks a compile that ran out of its time budget.
+var errTimeout = errors.New("time budget exceeded")
+
+// engine is a constraint engine under test: Conform's own, or (later)
+// llama.cpp's grammar sampler through the binding.
+type engine interface {
+	compile(schema []byte, deadline time.Time) (compiled, error)
+	encode(text string) []int32
+	cause(err error) string
+}
+
+type compiled interface {
+	newSeq() seq
+	width() int
+}
+
+type seq interface {
+	reset()
+	fillMask(dst []uint64) error
+	accept(tok int32) error
+	isAccepting() bool
+}
+
+func newEngine(cfg config) (engine, error) {
+	switch cfg.engine {
+	case "conform":
+		return newConformEngine(cfg.tokenizer)
+	default:
+		return nil, fmt.Errorf("unknown engine %q (want conform)", cfg.engine)
+	}
+}
+
+// conformEngine runs grammar → fsm → token masks.
+type conformEngine struct {
+	enc *tokenizer.Encoder
+	idx *fsm.TokenIndex
+	w   int
+}
+
+func newConformEngine(path string) (*conformEngine, error) {
+	v, err := tokenizer.LoadHF(path)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := tokenizer.NewEncoder(path)
+	if err != nil {
+		return nil, err
+	}
+	eos := make([]fsm.TokenID, len(v.EOS))
+	for i, id := range v.EOS {
+		eos[i] = fsm.TokenID(id)
+	}
+	idx, err := fsm.NewTokenIndex(v.Tokens, eos, v.Width)
+	if err != nil {
+		return nil, err
+	}
+	return &conformEngine{enc: enc, idx: idx, w: v.Width}, nil
+}
+
+func (e *conformEngine) encode(text string) []int32 {
+	ids := e.enc.Encode(text)
+	out := make([]int32, len(ids))
+	for i, id := range ids {
+		out[i] = int32(id)
+	}
+	return out
+}
+
+func (e *conformEngine) compile(schema []byte, deadline time.Time) (compiled, error) {
+	res, err := grammar.CompileSchema(schema, grammar.Options{})
+	if err != nil {
+		return nil, err
+	}
+	d, err := fsm.Compile(res.Node, fsm.Options{Timeout: time.Until(deadline)})
+	if err != nil {
+		return nil, err
+	}
+	c, err := fsm.NewConstraint(d, e.idx, fsm.ConstraintOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return &conformCompiled{c: c, w: e.w}, nil
+}
+
+// cause names the keyword or limit behind a compile error, for the
+// breakdown table.
+func (e *conformEngine) cause(err error) string {
+	var ge *grammar.Error
+	if errors.As(err, &ge) {
+		if ge.Keyword != "" {
+			return fmt.Sprintf("grammar: %s %s", ge.Code, ge.Keyword)
+		}
+		return fmt.Sprintf("grammar: %s", ge.Code)
+	}
+	var fe *fsm.Error
+	if errors.As(err, &fe) {
+		return fmt.Sprintf("fsm: %v", fe.Code)
+	}
+	return "other: " + err.Error()
+}
+
+type conformCompiled struct {
+	c *fsm.Constraint
+	w int
+}
+
+func (c *conformCompiled) newSeq() seq { return &conformSeq{m: c.c.NewMatcher()} }
+func (c *conformCompiled) width() int  { return c.w }
+
+type conformSeq struct{ m *fsm.Matcher }
+
+func (s *conformSeq) reset()                      { s.m.Reset() }
+func (s *conformSeq) fillMask(dst []uint64) error { return s.m.FillMask(dst) }
+func (s *conformSeq) accept(tok int32) error      { return s.m.Accept(fsm.TokenID(tok)) }
+func (s *conformSeq) isAccepting() bool           { return s.m.IsAccepting() }

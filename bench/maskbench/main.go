@@ -1,0 +1,51 @@
+// Command maskbench runs the MaskBench protocol over a JSONL file in the
+// format of shared/maskbench/dev.jsonl and prints Conform's coverage,
+// correctness and mask-speed figures.
+//
+//	go run ./bench/maskbench -data FILE -tokenizer PATH/tokenizer.json [-limit N] [-timeout 30s] [-json OUT.json]
+//
+// For each schema: compile (TTFM = from the start of the compile until the
+// first mask is ready); then for each test: reset, tokenize `text` without
+// special tokens, and for each token fill the mask, check that the token is
+// allowed, accept it (TBM = time of mask + accept, per token). A schema
+// passes when it compiled, every valid test was fully accepted and ended in
+// an accepting state (EOS allowed), every invalid test was rejected at some
+// token (MaskBench's rule), and nothing timed out.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+)
+
+func main() {
+	var cfg config
+	flag.StringVar(&cfg.data, "data", "", "MaskBench JSONL file (required)")
+	flag.StringVar(&cfg.tokenizer, "tokenizer", "", "HF tokenizer.json (required)")
+	flag.StringVar(&cfg.tokens, "tokens", "", "optional reference token ids (dev.tokens.*.jsonl) used instead of the encoder")
+	flag.IntVar(&cfg.limit, "limit", 0, "process at most N schemas (0 = all)")
+	flag.DurationVar(&cfg.timeout, "timeout", defaultTimeout, "time budget per schema (compile and all tests)")
+	flag.StringVar(&cfg.jsonOut, "json", "", "write the results as JSON to this file")
+	flag.IntVar(&cfg.threads, "threads", 1, "schemas processed in parallel")
+	flag.StringVar(&cfg.engine, "engine", "conform", "constraint engine: conform")
+	flag.BoolVar(&cfg.verbose, "v", false, "print one line per failing schema")
+	flag.StringVar(&cfg.split, "split", "", "only schemas whose split has this prefix")
+	flag.Parse()
+	if cfg.data == "" || cfg.tokenizer == "" {
+		fmt.Fprintln(os.Stderr, "maskbench: -data and -tokenizer are required")
+		flag.Usage()
+		os.Exit(2)
+	}
+	if cfg.threads < 1 {
+		cfg.threads = 1
+	}
+	runtime.GOMAXPROCS(max(cfg.threads, 1) + 1) // +1 for the GC and the timer
+	debug.SetGCPercent(400)
+	if err := run(cfg, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "maskbench:", err)
+		os.Exit(1)
+	}
+}
