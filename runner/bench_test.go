@@ -21,7 +21,7 @@ func (e *rowEngine) Decode(b Batch) error {
 	e.n = b.NumLogits()
 	return nil
 }
-func (e *rowEngine) Logits(i int) []float32           { return e.row }
+func (e *rowEngine) Logits(i int) ([]float32, error)  { return e.row, nil }
 func (e *rowEngine) RemoveKV(seq, from, to int) error { return nil }
 
 // denseConstraint allows a fixed 90% of the vocabulary forever (never

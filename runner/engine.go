@@ -21,12 +21,13 @@ type Engine interface {
 	// of their sequences. The engine must not keep batch's slices after
 	// Decode returns: the runner reuses them.
 	Decode(batch Batch) error
-	// Logits returns the logits of the i-th entry of the last decoded batch
-	// that wanted logits (counting only those entries). It may be a view
-	// into the engine's memory, valid until the next Decode; the runner may
-	// overwrite entries of it (disallowed tokens with -Inf) and does not keep
-	// it past the step.
-	Logits(i int) []float32
+	// Logits returns the logits after entry i of the last decoded batch
+	// (i indexes the whole batch, as llama.cpp's llama_get_logits_ith does;
+	// that entry asked for logits). The row may be a view into the engine's
+	// memory, valid until the next Decode; the runner may overwrite entries
+	// of it (disallowed tokens with -Inf) and does not keep it past the step.
+	// An error ends the requests of that entry's sequence.
+	Logits(i int) ([]float32, error)
 	// RemoveKV removes the positions [from, to) of sequence seq from the KV
 	// cache; to < 0 means to the end.
 	RemoveKV(seq int, from, to int) error

@@ -19,10 +19,13 @@ type fakeEngine struct {
 	mu      sync.Mutex
 	kv      map[int][]TokenID
 	rows    [][]float32
+	rowOf   []int   // batch entry → index into rows, or -1
 	batches []Batch // deep copies of every decoded batch
 	removed [][3]int
 	// failDecode, when set, is consulted before each decode.
 	failDecode func(b Batch) error
+	// failLogits, when set, is consulted before each Logits call.
+	failLogits func(i int) error
 }
 
 func newFakeEngine(vocab int) *fakeEngine {
@@ -45,6 +48,7 @@ func (e *fakeEngine) Decode(b Batch) error {
 	cp := Batch{Tokens: slices.Clone(b.Tokens), Pos: slices.Clone(b.Pos), Seq: slices.Clone(b.Seq), Logits: slices.Clone(b.Logits)}
 	e.batches = append(e.batches, cp)
 	e.rows = e.rows[:0]
+	e.rowOf = e.rowOf[:0]
 	for j, t := range b.Tokens {
 		seq := b.Seq[j]
 		if b.Pos[j] != len(e.kv[seq]) {
@@ -54,17 +58,27 @@ func (e *fakeEngine) Decode(b Batch) error {
 			return fmt.Errorf("fake: token %d outside the vocabulary", t)
 		}
 		e.kv[seq] = append(e.kv[seq], t)
+		e.rowOf = append(e.rowOf, -1)
 		if b.Logits[j] {
+			e.rowOf[j] = len(e.rows)
 			e.rows = append(e.rows, fakeLogits(e.kv[seq], e.vocab))
 		}
 	}
 	return nil
 }
 
-func (e *fakeEngine) Logits(i int) []float32 {
+func (e *fakeEngine) Logits(i int) ([]float32, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.rows[i]
+	if e.failLogits != nil {
+		if err := e.failLogits(i); err != nil {
+			return nil, err
+		}
+	}
+	if i < 0 || i >= len(e.rowOf) || e.rowOf[i] < 0 {
+		return nil, fmt.Errorf("fake: entry %d of the last batch has no logits", i)
+	}
+	return e.rows[e.rowOf[i]], nil
 }
 
 func (e *fakeEngine) RemoveKV(seq int, from, to int) error {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"math/bits"
 	"slices"
 	"sync"
@@ -101,7 +102,8 @@ type slot struct {
 	mask       []uint64
 	text       textState
 	usage      Usage
-	// Per step: tokens of queue in the batch, and the logits index (-1 if none).
+	// Per step: tokens of queue in the batch, and the batch entry whose
+	// logits it gets (-1 if none).
 	inBatch  int
 	logitIdx int
 }
@@ -373,13 +375,11 @@ func (r *Runner) step() {
 	for _, s := range r.slots {
 		s.inBatch, s.logitIdx = 0, -1
 	}
-	k := 0
 	for j, seq := range b.Seq {
 		s := r.slots[seq]
 		s.inBatch++
 		if b.Logits[j] {
-			s.logitIdx = k
-			k++
+			s.logitIdx = j
 		}
 	}
 	r.rr = (r.rr + 1) % n
@@ -412,10 +412,19 @@ func (r *Runner) step() {
 		s.queue = append(s.queue[:0], s.queue[s.inBatch:]...)
 	}
 	for _, s := range r.slots {
-		if s.logitIdx >= 0 && s.req != nil {
-			s.prefilling = false
-			r.next(s, r.eng.Logits(s.logitIdx))
+		if s.logitIdx < 0 || s.req == nil {
+			continue
 		}
+		s.prefilling = false
+		row, err := r.eng.Logits(s.logitIdx)
+		if err == nil && len(row) != r.vocab {
+			err = fmt.Errorf("row of %d logits, want %d", len(row), r.vocab)
+		}
+		if err != nil {
+			r.finish(s, FinishError, errorf(CodeEngine, "Logits", err, "batch entry %d", s.logitIdx), true)
+			continue
+		}
+		r.next(s, row)
 	}
 	r.addStepStats(t0, decodeTime, prompt)
 	r.mu.Lock()

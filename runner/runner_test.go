@@ -641,3 +641,30 @@ func TestLogprobEvents(t *testing.T) {
 		t.Errorf("top lists %v and %v, want 3 and 2 entries (the allowed sets)", evs[1].Top, evs[2].Top)
 	}
 }
+
+func TestLogitsError(t *testing.T) {
+	r, eng := start(t, Config{Slots: 2})
+	boom := errors.New("no logits")
+	eng.mu.Lock()
+	calls := 0
+	eng.failLogits = func(i int) error {
+		calls++
+		if calls == 3 {
+			return boom
+		}
+		return nil
+	}
+	eng.mu.Unlock()
+	res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), MaxTokens: 10, Params: sampler.Params{LogitBias: map[sampler.TokenID]float64{sampler.TokenID(testEOS): -100}}}))
+	var e *Error
+	if res.final.Finish != FinishError || !errors.As(res.final.Err, &e) || e.Code != CodeEngine || e.Place != "Logits" || !errors.Is(res.final.Err, boom) {
+		t.Errorf("request over failing logits: %v, want an engine error at Logits wrapping %v", res, boom)
+	}
+	if len(res.tokens) != 2 {
+		t.Errorf("%d tokens before the failing logits, want 2", len(res.tokens))
+	}
+	// The slot is free and its KV dropped: the next request runs normally.
+	if res := collect(t, submit(t, r, Request{Prompt: prompt(2, 3), MaxTokens: 2})); len(res.tokens) != 2 {
+		t.Errorf("next request: %v, want 2 tokens", res)
+	}
+}
