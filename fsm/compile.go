@@ -86,7 +86,7 @@ func (c *compiler) poll() error {
 }
 
 func (c *compiler) nfaOf(n *Node) (*nfa, error) {
-	b := newBuilder(c)
+	b := newBuilder(c, n)
 	start, err := b.build(n, nfaAccept)
 	if err != nil {
 		return nil, err

@@ -153,7 +153,7 @@ func (c *compiler) determinize(m *nfa) (*rawDFA, error) {
 				buf = append(buf, s)
 				continue
 			}
-			for _, t := range st.eps {
+			for _, t := range m.targets(st) {
 				if !ss.has(t) {
 					ss.add(t)
 					stack = append(stack, t)

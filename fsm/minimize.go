@@ -198,8 +198,15 @@ func minimize(r *rawDFA, live []bool, idx, states []int32, block []int32) int {
 	k := r.k
 	nq := len(states)
 	// Transitions among live states, grouped by label (counting sort).
-	var tail, head []int32
-	var label []uint8
+	m := 0
+	for _, s := range states {
+		for _, t := range r.trans[int(s)*k : int(s)*k+k] {
+			if t != 0 && live[t] {
+				m++
+			}
+		}
+	}
+	tail, head, label := make([]int32, 0, m), make([]int32, 0, m), make([]uint8, 0, m)
 	for i, s := range states {
 		for cl, t := range r.trans[int(s)*k : int(s)*k+k] {
 			if t != 0 && live[t] {
@@ -209,7 +216,6 @@ func minimize(r *rawDFA, live []bool, idx, states []int32, block []int32) int {
 			}
 		}
 	}
-	m := len(tail)
 	blocks := newPartition(nq)
 	for i, s := range states {
 		if r.accept[s] {

@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -30,28 +31,34 @@ const (
 	nfaMatch
 )
 
+// nfaState is 12 bytes: byte states use lo, hi and next; epsilon states
+// keep their targets in the NFA's shared eps arena at [next, next+n).
 type nfaState struct {
 	kind   nfaKind
-	lo, hi byte    // nfaByte: the byte range
-	next   int32   // nfaByte: the successor
-	eps    []int32 // nfaEps: the targets
+	lo, hi byte  // nfaByte: the byte range
+	next   int32 // nfaByte: the successor; nfaEps: offset into nfa.eps
+	n      int32 // nfaEps: number of targets
 }
 
 const (
 	nfaFail   int32 = 0
-	nfaAccept       = 1
+	nfaAccept int32 = 1
 )
 
 type nfa struct {
 	states []nfaState
+	eps    []int32
 	start  int32
 }
+
+func (m *nfa) targets(s *nfaState) []int32 { return m.eps[s.next : s.next+s.n] }
 
 // String dumps the NFA, one state per line, for table tests and fsmdump.
 func (m *nfa) String() string {
 	var b strings.Builder
 	b.WriteString("start " + strconv.Itoa(int(m.start)) + "\n")
-	for i, s := range m.states {
+	for i := range m.states {
+		s := &m.states[i]
 		b.WriteString(strconv.Itoa(i))
 		switch s.kind {
 		case nfaMatch:
@@ -68,7 +75,7 @@ func (m *nfa) String() string {
 				break
 			}
 			b.WriteString(" eps ->")
-			for _, t := range s.eps {
+			for _, t := range m.targets(s) {
 				b.WriteString(" " + strconv.Itoa(int(t)))
 			}
 		}
@@ -87,24 +94,63 @@ type byteKey struct {
 	next   int32
 }
 
+// runeTemplate is the UTF-8 automaton of one rune class with its
+// continuation left open, computed once per node (with suffix sharing) and
+// copied for every continuation the class is built with.
+type runeTemplate struct {
+	states []nfaState // next < 0 means "the continuation"; else a template index
+	starts []int32
+}
+
 // builder builds one NFA. The compiler it belongs to holds the budgets and
 // the DFAs of intersections and complements, which are shared across NFAs.
 type builder struct {
-	c     *compiler
-	m     *nfa
-	memo  map[memoKey]int32
-	seqs  map[*Node][]utf8Seq
-	bytes map[byteKey]int32 // scratch for suffix sharing inside one class
+	c      *compiler
+	m      *nfa
+	shared map[*Node]bool // nodes with more than one parent: the only ones memoized
+	memo   map[memoKey]int32
+	tmpls  map[*Node]*runeTemplate
 }
 
-func newBuilder(c *compiler) *builder {
-	return &builder{
-		c:     c,
-		m:     &nfa{states: []nfaState{{kind: nfaEps}, {kind: nfaMatch}}},
-		memo:  make(map[memoKey]int32),
-		seqs:  make(map[*Node][]utf8Seq),
-		bytes: make(map[byteKey]int32),
+func newBuilder(c *compiler, root *Node) *builder {
+	b := &builder{
+		c:      c,
+		m:      &nfa{states: make([]nfaState, 2, 64)},
+		shared: sharedNodes(root),
+		memo:   make(map[memoKey]int32),
+		tmpls:  make(map[*Node]*runeTemplate),
 	}
+	b.m.states[nfaFail] = nfaState{kind: nfaEps}
+	b.m.states[nfaAccept] = nfaState{kind: nfaMatch}
+	return b
+}
+
+// sharedNodes returns the nodes reachable from root (without entering
+// intersections and complements, which are compiled separately) that have
+// more than one parent edge. Only they can be built twice with the same
+// continuation: a node with one parent is built once per build of that
+// parent, and the parent's own memo (or uniqueness) covers the rest.
+func sharedNodes(root *Node) map[*Node]bool {
+	seen := map[*Node]bool{}
+	shared := map[*Node]bool{}
+	stack := []*Node{root}
+	seen[root] = true
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n == nil || n.Op == OpAnd || n.Op == OpNot {
+			continue
+		}
+		for _, s := range n.Subs {
+			if seen[s] {
+				shared[s] = true
+				continue
+			}
+			seen[s] = true
+			stack = append(stack, s)
+		}
+	}
+	return shared
 }
 
 func (b *builder) add(s nfaState) (int32, error) {
@@ -122,24 +168,39 @@ func (b *builder) byteState(lo, hi byte, next int32) (int32, error) {
 	return b.add(nfaState{kind: nfaByte, lo: lo, hi: hi, next: next})
 }
 
+// setTargets stores targets as the epsilon targets of state s.
+func (b *builder) setTargets(s int32, targets []int32) {
+	b.m.states[s].next = int32(len(b.m.eps))
+	b.m.states[s].n = int32(len(targets))
+	b.m.eps = append(b.m.eps, targets...)
+}
+
 // split returns a state that moves to every target; it drops fail targets
 // and duplicates, and avoids the epsilon state when one target is left.
+// It may reorder targets.
 func (b *builder) split(targets []int32) (int32, error) {
 	out := targets[:0]
 	for _, t := range targets {
-		if t == nfaFail {
-			continue
-		}
-		dup := false
-		for _, u := range out {
-			if u == t {
-				dup = true
-				break
-			}
-		}
-		if !dup {
+		if t != nfaFail {
 			out = append(out, t)
 		}
+	}
+	if len(out) > 8 {
+		slices.Sort(out)
+		out = slices.Compact(out)
+	} else {
+		w := 0
+	next:
+		for _, t := range out {
+			for _, u := range out[:w] {
+				if u == t {
+					continue next
+				}
+			}
+			out[w] = t
+			w++
+		}
+		out = out[:w]
 	}
 	switch len(out) {
 	case 0:
@@ -147,7 +208,12 @@ func (b *builder) split(targets []int32) (int32, error) {
 	case 1:
 		return out[0], nil
 	}
-	return b.add(nfaState{kind: nfaEps, eps: append([]int32(nil), out...)})
+	s, err := b.add(nfaState{kind: nfaEps})
+	if err != nil {
+		return 0, err
+	}
+	b.setTargets(s, out)
+	return s, nil
 }
 
 // build returns a state that matches n and then continues at k.
@@ -158,9 +224,12 @@ func (b *builder) build(n *Node, k int32) (int32, error) {
 	if k == nfaFail {
 		return nfaFail, nil
 	}
+	memo := b.shared[n]
 	key := memoKey{n, k}
-	if s, ok := b.memo[key]; ok {
-		return s, nil
+	if memo {
+		if s, ok := b.memo[key]; ok {
+			return s, nil
+		}
 	}
 	if err := b.c.enter(); err != nil {
 		return 0, err
@@ -170,7 +239,9 @@ func (b *builder) build(n *Node, k int32) (int32, error) {
 	if err != nil {
 		return 0, err
 	}
-	b.memo[key] = s
+	if memo {
+		b.memo[key] = s
+	}
 	return s, nil
 }
 
@@ -262,9 +333,9 @@ func (b *builder) repeat(n *Node, k int32) (int32, error) {
 			return 0, err
 		}
 		if body == nfaFail {
-			b.m.states[loop].eps = []int32{k}
+			b.setTargets(loop, []int32{k})
 		} else {
-			b.m.states[loop].eps = []int32{body, k}
+			b.setTargets(loop, []int32{body, k})
 		}
 		s = loop
 	} else {
@@ -289,33 +360,52 @@ func (b *builder) repeat(n *Node, k int32) (int32, error) {
 }
 
 func (b *builder) runes(n *Node, k int32) (int32, error) {
-	seqs, ok := b.seqs[n]
+	t, ok := b.tmpls[n]
 	if !ok {
-		for _, r := range n.Runes {
-			seqs = appendUTF8Seqs(seqs, r.Lo, r.Hi)
-		}
-		b.seqs[n] = seqs
+		t = newRuneTemplate(n.Runes)
+		b.tmpls[n] = t
 	}
-	clear(b.bytes)
-	var targets []int32
-	for _, q := range seqs {
-		s := k
-		for i := q.n - 1; i >= 0; i-- {
-			key := byteKey{q.r[i].Lo, q.r[i].Hi, s}
-			if t, ok := b.bytes[key]; ok {
-				s = t
-				continue
-			}
-			t, err := b.byteState(q.r[i].Lo, q.r[i].Hi, s)
-			if err != nil {
-				return 0, err
-			}
-			b.bytes[key] = t
-			s = t
+	if len(b.m.states)+len(t.states) > b.c.opts.MaxNFAStates {
+		return 0, limitErr(ErrTooManyNFAStates, int64(b.c.opts.MaxNFAStates), int64(len(b.m.states)+len(t.states)))
+	}
+	base := int32(len(b.m.states))
+	for _, s := range t.states {
+		if s.next < 0 {
+			s.next = k
+		} else {
+			s.next += base
 		}
-		targets = append(targets, s)
+		b.m.states = append(b.m.states, s)
+	}
+	targets := make([]int32, len(t.starts))
+	for i, s := range t.starts {
+		targets[i] = base + s
 	}
 	return b.split(targets)
+}
+
+func newRuneTemplate(rs []RuneRange) *runeTemplate {
+	var seqs []utf8Seq
+	for _, r := range rs {
+		seqs = appendUTF8Seqs(seqs, r.Lo, r.Hi)
+	}
+	t := &runeTemplate{}
+	suffix := map[byteKey]int32{}
+	for _, q := range seqs {
+		s := int32(-1)
+		for i := q.n - 1; i >= 0; i-- {
+			key := byteKey{q.r[i].Lo, q.r[i].Hi, s}
+			if u, ok := suffix[key]; ok {
+				s = u
+				continue
+			}
+			t.states = append(t.states, nfaState{kind: nfaByte, lo: q.r[i].Lo, hi: q.r[i].Hi, next: s})
+			s = int32(len(t.states) - 1)
+			suffix[key] = s
+		}
+		t.starts = append(t.starts, s)
+	}
+	return t
 }
 
 // splice adds d to the NFA as a fragment that continues at k: a DFA is an
@@ -352,7 +442,7 @@ func (b *builder) splice(d *DFA, k int32) (int32, error) {
 		if d.Accept[s] {
 			targets = append(targets, k)
 		}
-		b.m.states[base+int32(s)].eps = targets
+		b.setTargets(base+int32(s), targets)
 	}
 	return base + int32(d.Start), nil
 }
