@@ -24,6 +24,9 @@ type fakeEngine struct {
 	removed [][3]int
 	// failDecode, when set, is consulted before each decode.
 	failDecode func(b Batch) error
+	// onDecode, when set, is called at the start of each decode with the
+	// number of decodes before it (tests submit requests from it).
+	onDecode func(n int)
 	// failLogits, when set, is consulted before each Logits call.
 	failLogits func(i int) error
 }
@@ -37,6 +40,9 @@ func (e *fakeEngine) NumVocab() int { return e.vocab }
 func (e *fakeEngine) Decode(b Batch) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.onDecode != nil {
+		e.onDecode(len(e.batches))
+	}
 	if e.failDecode != nil {
 		if err := e.failDecode(b); err != nil {
 			return err

@@ -595,7 +595,8 @@ func (r *Runner) finish(s *slot, why FinishReason, err error, dropKV bool) {
 	u := s.usage
 	u.Elapsed = time.Since(rq.submitted)
 	ev.Usage = &u
-	rq.out.put(ev)
+	// Free the slot and count before the final event goes out, so that a
+	// reader who sees it also sees the slot free and the stats updated.
 	s.req = nil
 	s.queue = s.queue[:0]
 	s.prefilling = false
@@ -607,4 +608,5 @@ func (r *Runner) finish(s *slot, why FinishReason, err error, dropKV bool) {
 	r.stats.Requests++
 	r.stats.ConstraintTime += u.ConstraintTime
 	r.mu.Unlock()
+	rq.out.put(ev)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -126,35 +125,32 @@ func TestBatchedEqualsAlone(t *testing.T) {
 		}
 	}
 
+	// Staggered admissions, made deterministic: request 0 is submitted
+	// first, and each later one from inside the engine, every second decode.
 	r, eng := start(t, Config{Slots: 3, PrefillChunk: 4, BatchSize: 9})
-	chans := make([]<-chan Event, len(reqs))
+	subs := make(chan (<-chan Event), len(reqs))
+	next := 1
+	eng.onDecode = func(n int) {
+		if n%2 == 0 && next < len(reqs) {
+			ch, err := r.Submit(context.Background(), reqs[next])
+			if err != nil {
+				t.Errorf("Submit #%d = %v", next, err)
+				return
+			}
+			subs <- ch
+			next++
+		}
+	}
+	subs <- submit(t, r, reqs[0])
 	got := make([]result, len(reqs))
-	var wg sync.WaitGroup
-	for i, req := range reqs {
-		chans[i] = submit(t, r, req)
-		if i%2 == 1 {
-			// Stagger: let the earlier ones run a little first.
-			ev := <-chans[i-1]
-			wg.Add(1)
-			go func(i int, first Event) {
-				defer wg.Done()
-				rest := collect(t, chans[i])
-				if first.Finish == "" {
-					rest.tokens = append([]TokenID{first.Token}, rest.tokens...)
-					rest.text = first.Text + rest.text
-				} else {
-					rest = result{final: first}
-				}
-				got[i] = rest
-			}(i-1, ev)
-		}
-	}
 	for i := range reqs {
-		if i%2 == 1 || i == len(reqs)-1 { // the others are collected above
-			got[i] = collect(t, chans[i])
+		select {
+		case ch := <-subs:
+			got[i] = collect(t, ch)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("request %d was never submitted (the runner went idle?)", i)
 		}
 	}
-	wg.Wait()
 	for i := range reqs {
 		if !slices.Equal(got[i].tokens, want[i].tokens) || got[i].final.Finish != want[i].final.Finish {
 			t.Errorf("request %d batched: %v\nwant (alone): %v", i, got[i], want[i])
