@@ -128,7 +128,11 @@ func TestBatchedEqualsAlone(t *testing.T) {
 	// Staggered admissions, made deterministic: request 0 is submitted
 	// first, and each later one from inside the engine, every second decode.
 	r, eng := start(t, Config{Slots: 3, PrefillChunk: 4, BatchSize: 9})
-	subs := make(chan (<-chan Event), len(reqs))
+	type sub struct {
+		i  int
+		ch <-chan Event
+	}
+	subs := make(chan sub, len(reqs))
 	next := 1
 	eng.onDecode = func(n int) {
 		if n%2 == 0 && next < len(reqs) {
@@ -137,18 +141,18 @@ func TestBatchedEqualsAlone(t *testing.T) {
 				t.Errorf("Submit #%d = %v", next, err)
 				return
 			}
-			subs <- ch
+			subs <- sub{next, ch}
 			next++
 		}
 	}
-	subs <- submit(t, r, reqs[0])
+	subs <- sub{0, submit(t, r, reqs[0])}
 	got := make([]result, len(reqs))
-	for i := range reqs {
+	for range reqs {
 		select {
-		case ch := <-subs:
-			got[i] = collect(t, ch)
+		case s := <-subs:
+			got[s.i] = collect(t, s.ch)
 		case <-time.After(20 * time.Second):
-			t.Fatalf("request %d was never submitted (the runner went idle?)", i)
+			t.Fatalf("not every request was submitted (the runner went idle?)")
 		}
 	}
 	for i := range reqs {
