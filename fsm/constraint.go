@@ -174,7 +174,8 @@ func NewConstraint(d *DFA, ti *TokenIndex, opts ConstraintOptions) (*Constraint,
 	for _, e := range ti.eos {
 		eos[e>>6] |= 1 << (uint(e) & 63)
 	}
-	c.eosOnly = newMaskEntry(eos, ti.numTokens, hashWords(eos))
+	h, pop := hashWords(eos)
+	c.eosOnly = newMaskEntry(eos, ti.numTokens, h, pop)
 	if _, err := c.maskFor(d.Start); err != nil {
 		return nil, err
 	}
@@ -337,15 +338,15 @@ func (c *Constraint) computeBits(q StateID, sc *maskScratch, slicing bool) []uin
 // internMask returns the stored entry equal to w, storing a new one (within
 // the mask budget) when there is none.
 func (c *Constraint) internMask(w []uint64) (*maskEntry, error) {
-	h := hashWords(w)
+	h, pop := hashWords(w)
 	c.internMu.Lock()
 	defer c.internMu.Unlock()
 	for _, e := range c.intern[h] {
-		if e.equalBits(w, c.ti.numTokens) {
+		if e.equalBits(w, pop) {
 			return e, nil
 		}
 	}
-	e := newMaskEntry(w, c.ti.numTokens, h)
+	e := newMaskEntry(w, c.ti.numTokens, h, pop)
 	size := c.maskBytes.Load() + e.bytes
 	if c.opts.MaxMaskBytes > 0 && size > c.opts.MaxMaskBytes {
 		return nil, tokLimitError(ErrMaskBudget, "constraint mask memory (bytes)", c.opts.MaxMaskBytes, size)

@@ -283,6 +283,9 @@ func TestMaskBenchDevTokens(t *testing.T) {
 	if testing.Short() {
 		limit = 20
 	}
+	if s := os.Getenv("MASKBENCH_LIMIT"); s != "" { // 0 = all
+		fmt.Sscan(s, &limit)
+	}
 	insts := tokMaskBenchDev(t, limit)
 	w := make([]uint64, ti.MaskWords())
 	checked, steps, skipped := 0, 0, 0

@@ -44,26 +44,30 @@ type maskEntry struct {
 // maskListMax returns the largest id list stored instead of a bitset.
 func maskListMax(words int) int { return max(words/2, 16) }
 
-// hashWords hashes a bitset: a multiplicative mix over four independent
-// lanes (so the multiplies pipeline). Equality is always re-checked, so
-// collisions cost time, never correctness.
-func hashWords(w []uint64) uint64 {
+// hashWords hashes a bitset and counts its set bits in one pass: a
+// multiplicative mix over four independent lanes (so the multiplies
+// pipeline). Equality is always re-checked, so collisions cost time, never
+// correctness.
+func hashWords(w []uint64) (h uint64, pop int) {
 	const m = 0x9E3779B97F4A7C15
 	h0, h1, h2, h3 := uint64(len(w)), uint64(1), uint64(2), uint64(3)
 	i := 0
 	for ; i+4 <= len(w); i += 4 {
-		h0 = (h0 ^ w[i]) * m
-		h1 = (h1 ^ w[i+1]) * m
-		h2 = (h2 ^ w[i+2]) * m
-		h3 = (h3 ^ w[i+3]) * m
+		x0, x1, x2, x3 := w[i], w[i+1], w[i+2], w[i+3]
+		pop += bits.OnesCount64(x0) + bits.OnesCount64(x1) + bits.OnesCount64(x2) + bits.OnesCount64(x3)
+		h0 = (h0 ^ x0) * m
+		h1 = (h1 ^ x1) * m
+		h2 = (h2 ^ x2) * m
+		h3 = (h3 ^ x3) * m
 	}
 	for ; i < len(w); i++ {
+		pop += bits.OnesCount64(w[i])
 		h0 = (h0 ^ w[i]) * m
 	}
-	h := h0 ^ bits.RotateLeft64(h1, 17) ^ bits.RotateLeft64(h2, 31) ^ bits.RotateLeft64(h3, 47)
+	h = h0 ^ bits.RotateLeft64(h1, 17) ^ bits.RotateLeft64(h2, 31) ^ bits.RotateLeft64(h3, 47)
 	h ^= h >> 29
 	h *= m
-	return h ^ h>>32
+	return h ^ h>>32, pop
 }
 
 // popWords returns the number of set bits in w.
@@ -75,10 +79,9 @@ func popWords(w []uint64) int {
 	return n
 }
 
-// newMaskEntry stores the bitset w (numTokens valid bits) in its cheapest
-// representation. w is copied.
-func newMaskEntry(w []uint64, numTokens int, hash uint64) *maskEntry {
-	pop := popWords(w)
+// newMaskEntry stores the bitset w (numTokens valid bits, pop of them set,
+// hash from hashWords) in its cheapest representation. w is copied.
+func newMaskEntry(w []uint64, numTokens int, hash uint64, pop int) *maskEntry {
 	e := &maskEntry{pop: pop, hash: hash}
 	lm := maskListMax(len(w))
 	switch {
@@ -112,8 +115,12 @@ func newMaskEntry(w []uint64, numTokens int, hash uint64) *maskEntry {
 	return e
 }
 
-// equalBits reports whether the entry holds exactly the bitset w.
-func (e *maskEntry) equalBits(w []uint64, numTokens int) bool {
+// equalBits reports whether the entry holds exactly the bitset w, which
+// has pop bits set.
+func (e *maskEntry) equalBits(w []uint64, pop int) bool {
+	if pop != e.pop {
+		return false
+	}
 	switch e.kind {
 	case maskBits:
 		for i, x := range e.bits {
@@ -123,9 +130,6 @@ func (e *maskEntry) equalBits(w []uint64, numTokens int) bool {
 		}
 		return true
 	case maskList:
-		if popWords(w) != e.pop {
-			return false
-		}
 		for _, id := range e.ids {
 			if w[id>>6]&(1<<(id&63)) == 0 {
 				return false
@@ -133,9 +137,6 @@ func (e *maskEntry) equalBits(w []uint64, numTokens int) bool {
 		}
 		return true
 	default: // maskComplement
-		if popWords(w) != e.pop {
-			return false
-		}
 		for _, id := range e.ids {
 			if w[id>>6]&(1<<(id&63)) != 0 {
 				return false

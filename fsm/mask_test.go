@@ -204,7 +204,11 @@ func TestInterning(t *testing.T) {
 		for _, id := range perm {
 			bits[id>>6] |= 1 << (uint(id) & 63)
 		}
-		e := newMaskEntry(bits, ti.numTokens, hashWords(bits))
+		h, hpop := hashWords(bits)
+		if hpop != pop {
+			t.Errorf("hashWords pop = %d, want %d", hpop, pop)
+		}
+		e := newMaskEntry(bits, ti.numTokens, h, pop)
 		got := make([]uint64, ti.words+2)
 		for i := range got {
 			got[i] = ^uint64(0)
@@ -213,8 +217,16 @@ func TestInterning(t *testing.T) {
 		if !slices.Equal(got[:ti.words], bits) || got[ti.words] != 0 || got[ti.words+1] != 0 {
 			t.Errorf("pop %d (kind %d): fill does not round-trip: %s", pop, e.kind, tokDiffMasks(ti, got, bits))
 		}
-		if e.pop != pop || !e.equalBits(bits, ti.numTokens) {
-			t.Errorf("pop %d (kind %d): entry pop = %d, equalBits = %v", pop, e.kind, e.pop, e.equalBits(bits, ti.numTokens))
+		if e.pop != pop || !e.equalBits(bits, pop) {
+			t.Errorf("pop %d (kind %d): entry pop = %d, equalBits = %v", pop, e.kind, e.pop, e.equalBits(bits, pop))
+		}
+		if pop > 0 {
+			other := slices.Clone(bits)
+			other[perm[0]>>6] ^= 1 << (uint(perm[0]) & 63)
+			other[(perm[0]+1)%ti.numTokens>>6] ^= 1 << (uint((perm[0]+1)%ti.numTokens) & 63)
+			if _, opop := hashWords(other); e.equalBits(other, opop) && !slices.Equal(other, bits) {
+				t.Errorf("pop %d (kind %d): equalBits of a different mask = true", pop, e.kind)
+			}
 		}
 		for _, id := range perm[:min(pop, 20)] {
 			if !e.has(uint32(id)) {
