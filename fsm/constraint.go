@@ -23,6 +23,7 @@ package fsm
 // when t is allowed, sized (width+63)/64 words, padding bits zero.
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 )
@@ -428,4 +429,35 @@ func (c *Constraint) FillMask(q StateID, dst []uint64) error {
 // TokenIndex.words words.
 func (c *Constraint) plainMask(q StateID) []uint64 {
 	return c.computeBits(q, c.ti.newScratch(), false)
+}
+
+// Warm computes the masks of states reachable from the start, breadth
+// first, until maxStates masks are stored (≤ 0: no bound), every reachable
+// state is done, or ctx is done. It returns the number of states visited.
+// Run it off the request path (a background goroutine after a cache miss,
+// say) for constraints expected to stay hot: later requests then never meet
+// a cold state. A mask-budget error stops it and is returned.
+func (c *Constraint) Warm(ctx context.Context, maxStates int) (int, error) {
+	seen := make([]bool, len(c.slots))
+	queue := []StateID{c.start}
+	seen[c.start] = true
+	n := 0
+	for len(queue) > 0 && (maxStates <= 0 || n < maxStates) {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		q := queue[0]
+		queue = queue[1:]
+		if _, err := c.maskFor(q); err != nil {
+			return n, err
+		}
+		n++
+		for _, t := range c.dfa.Trans[int(q)*c.k : int(q)*c.k+c.k] {
+			if t != DeadState && !seen[t] {
+				seen[t] = true
+				queue = append(queue, t)
+			}
+		}
+	}
+	return n, nil
 }

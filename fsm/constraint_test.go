@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -464,4 +465,31 @@ func tokLookup(ti *TokenIndex) map[string]TokenID {
 func tokIsCode(err error, code ErrorCode) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Code == code
+}
+
+func TestWarm(t *testing.T) {
+	ti := tokCl100kIndex(t)
+	d := tokJSONObjectDFA()
+	c := tokMustConstraint(t, d, ti, ConstraintOptions{})
+	n, err := c.Warm(context.Background(), 10)
+	if err != nil || n != 10 || c.Stats().MasksComputed != 10 {
+		t.Fatalf("Warm(10) = %d, %v; MasksComputed %d; want 10, nil, 10", n, err, c.Stats().MasksComputed)
+	}
+	n, err = c.Warm(context.Background(), 0)
+	if err != nil || n != d.NumStates()-1 || c.Stats().MasksComputed != int64(d.NumStates()-1) {
+		t.Fatalf("Warm(0) = %d, %v; MasksComputed %d; want %d (every live state)", n, err, c.Stats().MasksComputed, d.NumStates()-1)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := tokMustConstraint(t, d, ti, ConstraintOptions{}).Warm(ctx, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("Warm with a cancelled context = %v, want context.Canceled", err)
+	}
+	for _, code := range []ErrorCode{ErrBadVocabulary, ErrMaskBudget, ErrTokenRejected, ErrMaskSize} {
+		if name, ok := tokenCodeName(code); !ok || name == "" {
+			t.Errorf("tokenCodeName(%d) = %q, %v; want a name", code, name, ok)
+		}
+	}
+	if !tokenCodeIsLimit(ErrMaskBudget) || tokenCodeIsLimit(ErrTokenRejected) {
+		t.Errorf("tokenCodeIsLimit(ErrMaskBudget, ErrTokenRejected) = %v, %v; want true, false", tokenCodeIsLimit(ErrMaskBudget), tokenCodeIsLimit(ErrTokenRejected))
+	}
 }

@@ -40,3 +40,29 @@ func tokError(code ErrorCode, format string, args ...any) *Error {
 func tokLimitError(code ErrorCode, what string, limit, size int64) *Error {
 	return &Error{Code: code, Expr: fmt.Sprintf("%s: %d exceeds the limit of %d", what, size, limit), Pos: -1, Limit: limit, Size: size}
 }
+
+// tokenCodeNames describes the token-side codes. errors.go's
+// ErrorCode.String knows only the automaton codes; it can defer to
+// tokenCodeName for these.
+var tokenCodeNames = map[ErrorCode]string{
+	ErrBadVocabulary: "unusable vocabulary",
+	ErrBadDFA:        "malformed DFA",
+	ErrEmptyLanguage: "constraint accepts nothing",
+	ErrMaskBudget:    "mask memory budget exceeded",
+	ErrTokenRejected: "token not allowed",
+	ErrUnknownToken:  "unknown token",
+	ErrFinished:      "token after end of sequence",
+	ErrRollback:      "invalid rollback",
+	ErrMaskSize:      "mask buffer too small",
+}
+
+// tokenCodeName returns the description of a token-side code.
+func tokenCodeName(c ErrorCode) (string, bool) {
+	s, ok := tokenCodeNames[c]
+	return s, ok
+}
+
+// tokenCodeIsLimit reports whether a token-side code is a budget error
+// (ErrMaskBudget, and ErrBadVocabulary/ErrBadDFA when they carry a limit are
+// still input errors, not budgets).
+func tokenCodeIsLimit(c ErrorCode) bool { return c == ErrMaskBudget }
