@@ -1,0 +1,319 @@
+package grammar
+
+import (
+	"errors"
+	"sort"
+	"strconv"
+	"strings"
+
+	"conform/fsm"
+)
+
+// Result is what a Compile function returns: the regex AST of the
+// constraint, and the keywords lenient mode did not enforce.
+type Result struct {
+	Node     *fsm.Node
+	Warnings []Warning
+	// Truncated reports that recursion was cut at Options.MaxDepth: some
+	// deeper values the schema allows are not accepted.
+	Truncated bool
+}
+
+// compiler holds the state of one CompileSchema call.
+type compiler struct {
+	opts      Options
+	root      *value
+	warnings  []Warning
+	active    map[string]int // $ref target → expansions in progress
+	truncated bool
+	work      int
+	memo      map[string]*fsm.Node
+	anyMemo   map[int]*fsm.Node
+	patterns  map[string]*fsm.Node
+	ws        *fsm.Node // whitespace between tokens
+	sep       *fsm.Node // ws "," ws
+	colon     *fsm.Node // ws ":" ws
+}
+
+// CompileSchema compiles a JSON Schema (draft 2020-12, with the draft-04/06/07
+// spellings still common: definitions, items arrays, boolean exclusive
+// bounds) to the regex AST of the JSON texts that validate against it. Every
+// failure is an *Error.
+func CompileSchema(schema []byte, opts Options) (*Result, error) {
+	opts = opts.withDefaults()
+	if len(schema) > opts.MaxSchemaBytes {
+		return nil, errorf(CodeTooLarge, "", "", "schema is %d bytes, over the limit of %d", len(schema), opts.MaxSchemaBytes)
+	}
+	root, err := decodeValue(schema, opts.MaxSchemaDepth)
+	if err != nil {
+		if errors.Is(err, errTooDeep) {
+			return nil, errorf(CodeTooLarge, "", "", "schema nesting is deeper than %d", opts.MaxSchemaDepth)
+		}
+		return nil, errorf(CodeInvalidJSON, "", "", "schema is not valid JSON: %v", err)
+	}
+	if err := checkSchema(root, ""); err != nil {
+		return nil, err
+	}
+	c := newCompiler(opts, root)
+	n, err := c.emitList([]sref{{root, ""}}, "")
+	if err != nil {
+		return nil, err
+	}
+	if n.Op == fsm.OpNoMatch {
+		return nil, errorf(CodeUnsatisfiable, "", "", "no JSON value satisfies the schema (recursion is unrolled to depth %d)", opts.MaxDepth)
+	}
+	return &Result{Node: n, Warnings: c.warnings, Truncated: c.truncated}, nil
+}
+
+func newCompiler(opts Options, root *value) *compiler {
+	c := &compiler{
+		opts:    opts,
+		root:    root,
+		active:  map[string]int{},
+		memo:    map[string]*fsm.Node{},
+		anyMemo: map[int]*fsm.Node{},
+	}
+	if opts.Whitespace == Compact {
+		c.ws = fsm.Empty()
+	} else {
+		c.ws = fsm.Repeat(fsm.ByteClass(fsm.ByteRange{Lo: ' ', Hi: ' '}, fsm.ByteRange{Lo: '\t', Hi: '\t'},
+			fsm.ByteRange{Lo: '\n', Hi: '\n'}, fsm.ByteRange{Lo: '\r', Hi: '\r'}), 0, opts.MaxWhitespace)
+	}
+	c.sep = fsm.Cat(c.ws, fsm.Lit(","), c.ws)
+	c.colon = fsm.Cat(c.ws, fsm.Lit(":"), c.ws)
+	return c
+}
+
+// emitList compiles the conjunction of schemas at one position. An empty
+// list means any JSON value.
+func (c *compiler) emitList(list []sref, ptr string) (*fsm.Node, error) {
+	if len(list) == 0 {
+		return c.anyValue(c.opts.AnyValueDepth), nil
+	}
+	key := c.memoKey(list)
+	if n, ok := c.memo[key]; ok {
+		return n, nil
+	}
+	r, err := c.collectList(list, ptr)
+	if err != nil {
+		return nil, err
+	}
+	n, err := c.emitIR(r)
+	if err != nil {
+		return nil, err
+	}
+	c.memo[key] = n
+	return n, nil
+}
+
+func (c *compiler) collectList(list []sref, ptr string) (*ir, error) {
+	var r *ir
+	for _, s := range list {
+		x, err := c.collect(s, nil)
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			r = x
+		} else {
+			r = merge(r, x)
+		}
+	}
+	if r == nil {
+		r = newIR(ptr)
+	}
+	return r, nil
+}
+
+func (c *compiler) memoKey(list []sref) string {
+	var b strings.Builder
+	for _, s := range list {
+		b.WriteString(s.ptr)
+		b.WriteByte(0)
+	}
+	if len(c.active) > 0 {
+		keys := make([]string, 0, len(c.active))
+		for k, n := range c.active {
+			if n > 0 {
+				keys = append(keys, k+"="+strconv.Itoa(n))
+			}
+		}
+		sort.Strings(keys)
+		b.WriteByte(1)
+		b.WriteString(strings.Join(keys, "\x00"))
+	}
+	return b.String()
+}
+
+// emitIR builds the node of one merged record.
+func (c *compiler) emitIR(r *ir) (*fsm.Node, error) {
+	c.work++
+	if c.work > c.opts.MaxNodes {
+		return nil, errorf(CodeTooLarge, r.ptr, "", "schema expansion exceeds the work budget (%d); reduce $ref/anyOf nesting", c.opts.MaxNodes)
+	}
+	for _, t := range r.refs {
+		c.active[t]++
+	}
+	defer func() {
+		for _, t := range r.refs {
+			c.active[t]--
+		}
+	}()
+	if r.types == 0 {
+		return fsm.NoMatch(), nil
+	}
+	if len(r.groups) > 0 {
+		return c.emitGroup(r)
+	}
+	return c.emitLeaf(r)
+}
+
+// emitGroup distributes the rest of r over the branches of its first
+// anyOf/oneOf group: base ∧ (A ∨ B) = (base ∧ A) ∨ (base ∧ B). Merging
+// (rather than intersecting languages) keeps each branch's object a single
+// fixed-order object.
+func (c *compiler) emitGroup(r *ir) (*fsm.Node, error) {
+	g := r.groups[0]
+	base := r.clone()
+	base.groups = base.groups[1:]
+	base.refs = nil // already counted by the caller
+	subs := make([]*ir, 0, len(g.alts))
+	for _, a := range g.alts {
+		ar, err := c.collect(a, nil)
+		if err != nil {
+			return nil, err
+		}
+		m := merge(base, ar)
+		m.ptr = a.ptr
+		subs = append(subs, m)
+	}
+	if g.one {
+		for i := range subs {
+			for j := i + 1; j < len(subs); j++ {
+				if subs[i].types == 0 || subs[j].types == 0 {
+					continue
+				}
+				if !c.disjoint(subs[i], subs[j], 3) {
+					msg := "oneOf branches " + strconv.Itoa(i) + " and " + strconv.Itoa(j) + " may both match the same value; make them disjoint (different types, or a required property with different const values) or use anyOf"
+					if c.opts.Strictness == Lenient {
+						c.warn(Warning{Keyword: "oneOf", Pointer: g.ptr, Message: msg + " (treated as anyOf)"})
+						goto emit
+					}
+					return nil, errorf(CodeOneOfOverlap, g.ptr, "oneOf", "%s", msg)
+				}
+			}
+		}
+	}
+emit:
+	alts := make([]*fsm.Node, 0, len(subs))
+	for _, s := range subs {
+		n, err := c.emitIR(s)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, n)
+	}
+	return fsm.Alt(alts...), nil
+}
+
+// excl collects what the not keywords remove from a record's languages.
+type excl struct {
+	str  []*fsm.Node // code-point languages removed from strings
+	vals []*value    // scalar values removed (null, booleans, integers)
+}
+
+// emitLeaf builds the node of a record with no anyOf/oneOf left.
+func (c *compiler) emitLeaf(r *ir) (*fsm.Node, error) {
+	var ex excl
+	if len(r.nots) > 0 {
+		var err error
+		r, ex, err = c.applyNots(r)
+		if err != nil {
+			return nil, err
+		}
+		if r.types == 0 {
+			return fsm.NoMatch(), nil
+		}
+	}
+	if r.hasEnum {
+		return c.emitEnum(r)
+	}
+	var alts []*fsm.Node
+	if r.types&tNull != 0 && !excluded(ex.vals, &value{k: kNull}) {
+		alts = append(alts, fsm.Lit("null"))
+	}
+	if r.types&tBool != 0 {
+		for _, b := range []bool{true, false} {
+			if !excluded(ex.vals, &value{k: kBool, b: b}) {
+				alts = append(alts, fsm.Lit(strconv.FormatBool(b)))
+			}
+		}
+	}
+	if r.types&tNum != 0 {
+		n, err := c.numberNode(r, ex.vals)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, n)
+	}
+	if r.types&tStr != 0 {
+		n, err := c.stringNode(r, ex.str)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, n)
+	}
+	if r.types&tArr != 0 {
+		n, err := c.arrayNode(r)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, n)
+	}
+	if r.types&tObj != 0 {
+		n, err := c.objectNode(r)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, n)
+	}
+	return fsm.Alt(alts...), nil
+}
+
+func excluded(vals []*value, v *value) bool {
+	for _, x := range vals {
+		if equalValues(x, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyValue is any JSON value nested at most d levels deep (d = 0: scalars
+// and empty containers).
+func (c *compiler) anyValue(d int) *fsm.Node {
+	if n, ok := c.anyMemo[d]; ok {
+		return n
+	}
+	scalars := fsm.Alt(fsm.Lit("null"), fsm.Lit("true"), fsm.Lit("false"), jsonNum, strLang[c.esc()].str)
+	var inner *fsm.Node
+	if d > 0 {
+		inner = c.anyValue(d - 1)
+	} else {
+		inner = fsm.NoMatch()
+	}
+	arr := fsm.Cat(fsm.Lit("["), c.ws, fsm.Opt(fsm.Cat(inner, fsm.Star(fsm.Cat(c.sep, inner)), c.ws)), fsm.Lit("]"))
+	kv := fsm.Cat(strLang[c.esc()].str, c.colon, inner)
+	obj := fsm.Cat(fsm.Lit("{"), c.ws, fsm.Opt(fsm.Cat(kv, fsm.Star(fsm.Cat(c.sep, kv)), c.ws)), fsm.Lit("}"))
+	n := fsm.Alt(scalars, arr, obj)
+	c.anyMemo[d] = n
+	return n
+}
+
+// esc is the escape set strings use.
+func (c *compiler) esc() Escapes {
+	if c.opts.Escapes > EscapesAll {
+		return EscapesAll
+	}
+	return c.opts.Escapes
+}

@@ -1,0 +1,481 @@
+package grammar
+
+import (
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"conform/fsm"
+)
+
+// numberNode builds the numbers of r: integers only when r allows no
+// fractions, bounded and multipleOf numbers without exponent.
+func (c *compiler) numberNode(r *ir, exclVals []*value) (*fsm.Node, error) {
+	intOnly := r.types&tFrac == 0
+	var intMults []*big.Int
+	fracDigits := -1 // the fewest fraction digits a multipleOf allows; -1: unlimited
+	for _, m := range r.mult {
+		switch {
+		case m.IsInt():
+			intOnly = true // a multiple of an integer is an integer
+			if m.Num().Cmp(bigOne) != 0 {
+				intMults = append(intMults, new(big.Int).Set(m.Num()))
+			}
+		default:
+			e, ok := powerOfTenExp(m)
+			if !ok {
+				if intOnly && new(big.Rat).Inv(m).IsInt() {
+					continue // every integer is a multiple of 1/k
+				}
+				if err := c.unsupportedKw(r.ptr+"/multipleOf", "multipleOf", "multipleOf "+m.RatString()+" is supported only as an integer or a power of ten (0.1, 0.01, ...)"); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if fracDigits < 0 || e < fracDigits {
+				fracDigits = e
+			}
+		}
+	}
+	var n *fsm.Node
+	if intOnly {
+		if r.types&tInt == 0 {
+			return fsm.NoMatch(), nil
+		}
+		lo, hi := intBounds(r.lo, r.hi)
+		n = intRange(lo, hi)
+		for _, k := range intMults {
+			mn, err := c.intMultiple(r, k, lo, hi)
+			if err != nil {
+				return nil, err
+			}
+			n = fsm.And(n, mn)
+		}
+		var ex []*fsm.Node
+		for _, v := range exclVals {
+			if v.k == kNumber && v.isInteger() {
+				q, _ := v.rat()
+				ex = append(ex, fsm.Lit(q.Num().String()))
+			}
+		}
+		if len(ex) > 0 {
+			n = fsm.Diff(n, fsm.Alt(ex...))
+		}
+		return n, nil
+	}
+	if r.lo != nil || r.hi != nil {
+		d, ok := decRange(r.lo, r.hi)
+		if !ok {
+			return nil, errorf(CodeTooLarge, r.ptr, "minimum", "numeric bound needs more than %d digits", maxDigit)
+		}
+		n = d
+	} else if fracDigits >= 0 {
+		n = fsm.Cat(fsm.Opt(fsm.Lit("-")), natAny, fracAny)
+	} else {
+		n = jsonNum
+	}
+	if fracDigits >= 0 {
+		var f *fsm.Node
+		if fracDigits == 0 {
+			f = fsm.Opt(fsm.Cat(fsm.Lit("."), fsm.Plus(fsm.Lit("0"))))
+		} else {
+			f = fsm.Opt(fsm.Cat(fsm.Lit("."), fsm.Repeat(digit, 1, fracDigits), fsm.Star(fsm.Lit("0"))))
+		}
+		n = fsm.And(n, fsm.Cat(fsm.Opt(fsm.Lit("-")), natAny, f))
+	}
+	return n, nil
+}
+
+// powerOfTenExp returns e when m = 10^-e (e ≥ 1).
+func powerOfTenExp(m *big.Rat) (int, bool) {
+	if m.Num().Cmp(bigOne) != 0 {
+		return 0, false
+	}
+	d := new(big.Int).Set(m.Denom())
+	e := 0
+	for d.Cmp(bigOne) > 0 {
+		q, rem := new(big.Int).QuoRem(d, bigTen, new(big.Int))
+		if rem.Sign() != 0 {
+			return 0, false
+		}
+		d = q
+		e++
+	}
+	return e, e > 0
+}
+
+// maxEnumMultiples bounds the multiples listed when a multipleOf range is
+// small enough to enumerate.
+const maxEnumMultiples = 1000
+
+// intMultiple matches the integers that are multiples of k: by their last j
+// digits when k divides 10^j (j ≤ 3), else by listing them when the range is
+// small.
+func (c *compiler) intMultiple(r *ir, k *big.Int, lo, hi *big.Int) (*fsm.Node, error) {
+	pow := big.NewInt(1)
+	for j := 1; j <= 3; j++ {
+		pow.Mul(pow, bigTen)
+		if new(big.Int).Mod(pow, k).Sign() != 0 {
+			continue
+		}
+		// Short numbers (fewer than j+1 digits) are listed; longer ones
+		// end in a j-digit multiple of k.
+		kk := int(k.Int64())
+		p := int(pow.Int64())
+		var short, suffix []string
+		for v := 0; v < p; v += kk {
+			short = append(short, strconv.Itoa(v))
+			suffix = append(suffix, leftPad(strconv.Itoa(v), j))
+		}
+		long := fsm.Cat(nzDigit, digits, trie(suffix))
+		nat := fsm.Alt(trie(short), long)
+		return fsm.Alt(nat, fsm.Cat(fsm.Lit("-"), fsm.Diff(nat, fsm.Lit("0")))), nil
+	}
+	if lo != nil && hi != nil {
+		span := new(big.Int).Sub(hi, lo)
+		cnt := new(big.Int).Quo(span, k)
+		if cnt.Cmp(big.NewInt(maxEnumMultiples)) <= 0 {
+			first := new(big.Int).Set(lo)
+			if m := new(big.Int).Mod(first, k); m.Sign() != 0 {
+				first.Add(first, new(big.Int).Sub(k, m))
+			}
+			var list []string
+			for v := first; v.Cmp(hi) <= 0; v = new(big.Int).Add(v, k) {
+				list = append(list, v.String())
+			}
+			return trie(list), nil
+		}
+	}
+	if err := c.unsupportedKw(r.ptr+"/multipleOf", "multipleOf", "multipleOf "+k.String()+" needs a divisor of 1000 or a range of at most 1000 multiples"); err != nil {
+		return nil, err
+	}
+	return jsonInt, nil
+}
+
+func leftPad(s string, w int) string {
+	for len(s) < w {
+		s = "0" + s
+	}
+	return s
+}
+
+// trie returns the prefix-factored alternation of the byte strings ss.
+func trie(ss []string) *fsm.Node {
+	v := append([]string(nil), ss...)
+	sort.Strings(v)
+	out := v[:0]
+	for i, s := range v {
+		if i == 0 || s != v[i-1] {
+			out = append(out, s)
+		}
+	}
+	return trieSorted(out)
+}
+
+func trieSorted(ss []string) *fsm.Node {
+	if len(ss) == 0 {
+		return fsm.NoMatch()
+	}
+	var alts []*fsm.Node
+	if ss[0] == "" {
+		alts = append(alts, fsm.Empty())
+		ss = ss[1:]
+	}
+	for i := 0; i < len(ss); {
+		j := i + 1
+		for j < len(ss) && ss[j][0] == ss[i][0] {
+			j++
+		}
+		grp := ss[i:j]
+		lcp := grp[0]
+		for _, s := range grp[1:] {
+			k := 0
+			for k < len(lcp) && k < len(s) && lcp[k] == s[k] {
+				k++
+			}
+			lcp = lcp[:k]
+		}
+		rest := make([]string, len(grp))
+		for k, s := range grp {
+			rest[k] = s[len(lcp):]
+		}
+		alts = append(alts, fsm.Cat(fsm.Lit(lcp), trieSorted(rest)))
+		i = j
+	}
+	return fsm.Alt(alts...)
+}
+
+// stringNode builds the JSON strings of r (quotes included). Constraints on
+// the decoded text (lengths, pattern, format, not) are intersected at code
+// point level and then encoded, so they combine exactly.
+func (c *compiler) stringNode(r *ir, exclStr []*fsm.Node) (*fsm.Node, error) {
+	cp, err := c.stringCP(r, exclStr)
+	if err != nil {
+		return nil, err
+	}
+	var body *fsm.Node
+	if cp == nil {
+		body = fsm.Repeat(strLang[c.esc()].char, r.minLen, r.maxLen)
+	} else {
+		body, err = EncodeJSONStringWith(cp, c.esc())
+		if err != nil {
+			return nil, errorf(CodeBadPattern, r.ptr, "pattern", "%v", err)
+		}
+	}
+	return fsm.Cat(fsm.Lit(`"`), body, fsm.Lit(`"`)), nil
+}
+
+// stringCP returns the code-point language of r's strings, or nil when only
+// the lengths constrain them.
+func (c *compiler) stringCP(r *ir, exclStr []*fsm.Node) (*fsm.Node, error) {
+	if len(r.patterns) == 0 && len(r.formats) == 0 && len(exclStr) == 0 {
+		return nil, nil
+	}
+	var parts []*fsm.Node
+	if r.minLen > 0 || r.maxLen >= 0 {
+		parts = append(parts, fsm.Repeat(fsm.AnyRune(), r.minLen, r.maxLen))
+	}
+	for _, p := range r.patterns {
+		n, err := c.pattern(p)
+		if err != nil {
+			return nil, err
+		}
+		if n != nil {
+			parts = append(parts, n)
+		}
+	}
+	for _, f := range r.formats {
+		n, err := c.format(f)
+		if err != nil {
+			return nil, err
+		}
+		if n != nil {
+			parts = append(parts, n)
+		}
+	}
+	if len(exclStr) > 0 {
+		parts = append(parts, fsm.Not(fsm.Alt(exclStr...)))
+	}
+	if len(parts) == 0 {
+		return fsm.Star(fsm.AnyRune()), nil
+	}
+	if len(parts) == 1 && parts[0].Op == fsm.OpNot {
+		return fsm.And(fsm.Star(fsm.AnyRune()), parts[0]), nil
+	}
+	return fsm.And(parts...), nil
+}
+
+// canonicalString is the JSON text a model most likely writes for s: raw
+// UTF-8, short escapes, \u00XX for other control characters (Python's
+// json.dumps with ensure_ascii=False).
+func canonicalString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			if r < 0x20 {
+				b.WriteString(`\u00`)
+				b.WriteByte("0123456789abcdef"[r>>4])
+				b.WriteByte("0123456789abcdef"[r&15])
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// valueNode matches the JSON text of v with the grammar's whitespace
+// between tokens and v's own key order.
+func (c *compiler) valueNode(v *value) *fsm.Node {
+	switch v.k {
+	case kNull:
+		return fsm.Lit("null")
+	case kBool:
+		return fsm.Lit(strconv.FormatBool(v.b))
+	case kNumber:
+		return fsm.Lit(v.num)
+	case kString:
+		return fsm.Lit(canonicalString(v.str))
+	case kArray:
+		parts := []*fsm.Node{fsm.Lit("["), c.ws}
+		for i, e := range v.arr {
+			if i > 0 {
+				parts = append(parts, c.sep)
+			}
+			parts = append(parts, c.valueNode(e))
+		}
+		if len(v.arr) > 0 {
+			parts = append(parts, c.ws)
+		}
+		return fsm.Cat(append(parts, fsm.Lit("]"))...)
+	default:
+		parts := []*fsm.Node{fsm.Lit("{"), c.ws}
+		for i, k := range v.keys {
+			if i > 0 {
+				parts = append(parts, c.sep)
+			}
+			parts = append(parts, fsm.Lit(canonicalString(k)), c.colon, c.valueNode(v.vals[i]))
+		}
+		if len(v.keys) > 0 {
+			parts = append(parts, c.ws)
+		}
+		return fsm.Cat(append(parts, fsm.Lit("}"))...)
+	}
+}
+
+func typeOf(v *value) tset {
+	switch v.k {
+	case kNull:
+		return tNull
+	case kBool:
+		return tBool
+	case kNumber:
+		if v.isInteger() {
+			return tInt
+		}
+		return tFrac
+	case kString:
+		return tStr
+	case kArray:
+		return tArr
+	}
+	return tObj
+}
+
+// hasStructure reports whether r constrains arrays or objects.
+func (r *ir) hasStructure() bool {
+	return len(r.props) > 0 || len(r.required) > 0 || r.addlSet || r.closed || r.minProps > 0 || r.maxProps >= 0 ||
+		len(r.prefix) > 0 || r.itemsSet || r.minItems > 0 || r.maxItems >= 0 || len(r.propNames) > 0 || r.uniqueItems
+}
+
+// leafCheck decides whether the scalar v satisfies r's type, enum, length
+// and numeric keywords. known is false when r has keywords leafCheck cannot
+// decide for v (pattern, format, structure).
+func leafCheck(r *ir, v *value) (ok, known bool) {
+	t := typeOf(v)
+	if r.types&t == 0 {
+		return false, true
+	}
+	if r.hasEnum && !excluded(r.enum, v) {
+		return false, true
+	}
+	switch v.k {
+	case kString:
+		n := utf8.RuneCountInString(v.str)
+		if n < r.minLen || (r.maxLen >= 0 && n > r.maxLen) {
+			return false, true
+		}
+		if len(r.patterns) > 0 || len(r.formats) > 0 {
+			return false, false
+		}
+	case kNumber:
+		q, good := v.rat()
+		if !good {
+			return false, false
+		}
+		if r.lo != nil {
+			if cmp := q.Cmp(r.lo.r); cmp < 0 || (cmp == 0 && r.lo.excl) {
+				return false, true
+			}
+		}
+		if r.hi != nil {
+			if cmp := q.Cmp(r.hi.r); cmp > 0 || (cmp == 0 && r.hi.excl) {
+				return false, true
+			}
+		}
+		for _, m := range r.mult {
+			if !new(big.Rat).Quo(q, m).IsInt() {
+				return false, true
+			}
+		}
+	case kArray, kObject:
+		if r.hasStructure() {
+			return false, false
+		}
+	}
+	if len(r.groups) > 0 || len(r.nots) > 0 {
+		return false, false
+	}
+	return true, true
+}
+
+// emitEnum builds the allowed enum values of r: scalars as one
+// prefix-factored trie of their canonical text, containers with whitespace.
+func (c *compiler) emitEnum(r *ir) (*fsm.Node, error) {
+	var scalars, strs []string
+	var alts []*fsm.Node
+	var stringCons bool
+	for _, v := range r.enum {
+		if r.types&typeOf(v) == 0 {
+			continue
+		}
+		switch v.k {
+		case kString:
+			n := utf8.RuneCountInString(v.str)
+			if n < r.minLen || (r.maxLen >= 0 && n > r.maxLen) {
+				continue
+			}
+			if len(r.patterns) > 0 || len(r.formats) > 0 {
+				stringCons = true
+				strs = append(strs, canonicalString(v.str))
+				continue
+			}
+			scalars = append(scalars, canonicalString(v.str))
+		case kNumber:
+			probe := r.clone()
+			probe.hasEnum = false
+			probe.groups, probe.nots = nil, nil
+			if ok, _ := leafCheck(probe, v); !ok {
+				continue
+			}
+			scalars = append(scalars, v.num)
+		case kNull:
+			scalars = append(scalars, "null")
+		case kBool:
+			scalars = append(scalars, strconv.FormatBool(v.b))
+		default:
+			if r.hasStructure() {
+				if err := c.unsupportedKw(r.ptr+"/enum", "enum", "enum or const of arrays/objects next to array/object keywords is not supported"); err != nil {
+					return nil, err
+				}
+			}
+			alts = append(alts, c.valueNode(v))
+		}
+	}
+	if len(scalars) > 0 {
+		alts = append(alts, trie(scalars))
+	}
+	if stringCons {
+		probe := r.clone()
+		probe.minLen, probe.maxLen = 0, -1
+		cp, err := c.stringCP(probe, nil)
+		if err != nil {
+			return nil, err
+		}
+		body, err := EncodeJSONStringWith(cp, c.esc())
+		if err != nil {
+			return nil, errorf(CodeBadPattern, r.ptr, "pattern", "%v", err)
+		}
+		alts = append(alts, fsm.And(trie(strs), fsm.Cat(fsm.Lit(`"`), body, fsm.Lit(`"`))))
+	}
+	return fsm.Alt(alts...), nil
+}

@@ -1,0 +1,41 @@
+package grammar
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"conform/fsm"
+)
+
+// FuzzCompileSchema: compiling never panics and stays within its budgets;
+// when both stages succeed, the shortest accepted string is valid JSON.
+func FuzzCompileSchema(f *testing.F) {
+	for _, tt := range schemaTests {
+		f.Add([]byte(tt.schema))
+	}
+	for _, tt := range badSchemas {
+		f.Add([]byte(tt.schema))
+	}
+	f.Fuzz(func(t *testing.T, schema []byte) {
+		opts := Options{MaxSchemaBytes: 1 << 14, MaxNodes: 20_000}
+		res, err := CompileSchema(schema, opts)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("CompileSchema(%q) error %T %v, want *Error", schema, err, err)
+			}
+			return
+		}
+		d, err := fsm.Compile(res.Node, fsm.Options{MaxDFAStates: 20_000, MaxNFAStates: 100_000, MaxWork: 2_000_000, Timeout: 2 * time.Second})
+		if err != nil {
+			return
+		}
+		s, ok := fsm.ShortestMatch(d)
+		if !ok {
+			return // empty language (e.g. a required property with a false schema)
+		}
+		if !json.Valid(s) {
+			t.Fatalf("CompileSchema(%q): shortest match %q is not valid JSON", schema, s)
+		}
+	})
+}

@@ -1,0 +1,341 @@
+package grammar
+
+import (
+	"math/big"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// tset is a set of JSON types. Numbers are split into integers (tInt) and
+// non-integers (tFrac), so that "number" is tInt|tFrac, "integer" is tInt,
+// and intersecting the two is plain bitwise and.
+type tset uint8
+
+const (
+	tNull tset = 1 << iota
+	tBool
+	tInt
+	tFrac
+	tStr
+	tArr
+	tObj
+	tAll = tNull | tBool | tInt | tFrac | tStr | tArr | tObj
+	tNum = tInt | tFrac
+)
+
+var typeNames = map[string]tset{
+	"null": tNull, "boolean": tBool, "integer": tInt, "number": tNum,
+	"string": tStr, "array": tArr, "object": tObj,
+}
+
+// sref is a schema (sub)value and its JSON Pointer.
+type sref struct {
+	v   *value
+	ptr string
+}
+
+// kw is a string-valued keyword occurrence (pattern, format) and where it was.
+type kw struct {
+	s   string
+	ptr string
+}
+
+type prop struct {
+	name string
+	s    []sref // all must hold
+}
+
+type group struct {
+	alts []sref
+	one  bool // oneOf rather than anyOf
+	ptr  string
+}
+
+// ir is the merged constraint record of one schema position: everything
+// that $ref and allOf contribute, keyword by keyword. Type-specific
+// constraints apply only to values of their type, as in JSON Schema.
+type ir struct {
+	ptr   string
+	types tset
+	// enum is the finite set of allowed values when hasEnum (intersected
+	// across merges).
+	enum    []*value
+	hasEnum bool
+
+	minLen, maxLen int // code points; maxLen < 0: none
+	patterns       []kw
+	formats        []kw
+
+	lo, hi *bound
+	mult   []*big.Rat
+
+	props            []*prop
+	required         []string
+	addl             []sref // additionalProperties (all must hold)
+	addlSet          bool
+	closed           bool // unevaluatedProperties: false
+	minProps         int
+	maxProps         int // < 0: none
+	prefix           [][]sref
+	items            []sref
+	itemsSet         bool
+	minItems         int
+	maxItems         int // < 0: none
+	groups           []group
+	nots             []sref
+	refs             []string // $ref targets merged into this record (for recursion depth)
+	propNamesBlocked bool
+	propNames        []sref // propertyNames schemas (all must hold)
+	uniqueItems      bool
+}
+
+func newIR(ptr string) *ir {
+	return &ir{ptr: ptr, types: tAll, maxLen: -1, maxProps: -1, maxItems: -1}
+}
+
+func (r *ir) prop(name string) *prop {
+	for _, p := range r.props {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+func (r *ir) isRequired(name string) bool {
+	for _, q := range r.required {
+		if q == name {
+			return true
+		}
+	}
+	return false
+}
+
+// clone copies the record shallowly (slices are copied, their elements
+// shared; props are copied since merging appends to them).
+func (r *ir) clone() *ir {
+	c := *r
+	c.enum = append([]*value(nil), r.enum...)
+	c.patterns = append([]kw(nil), r.patterns...)
+	c.formats = append([]kw(nil), r.formats...)
+	c.mult = append([]*big.Rat(nil), r.mult...)
+	c.props = make([]*prop, len(r.props))
+	for i, p := range r.props {
+		c.props[i] = &prop{name: p.name, s: append([]sref(nil), p.s...)}
+	}
+	c.required = append([]string(nil), r.required...)
+	c.addl = append([]sref(nil), r.addl...)
+	c.prefix = make([][]sref, len(r.prefix))
+	for i, p := range r.prefix {
+		c.prefix[i] = append([]sref(nil), p...)
+	}
+	c.items = append([]sref(nil), r.items...)
+	c.groups = append([]group(nil), r.groups...)
+	c.nots = append([]sref(nil), r.nots...)
+	c.refs = append([]string(nil), r.refs...)
+	c.propNames = append([]sref(nil), r.propNames...)
+	return &c
+}
+
+// merge returns the record of "a and b" (allOf semantics).
+func merge(a, b *ir) *ir {
+	m := a.clone()
+	m.types &= b.types
+	if b.hasEnum {
+		if m.hasEnum {
+			var keep []*value
+			for _, x := range m.enum {
+				for _, y := range b.enum {
+					if equalValues(x, y) {
+						keep = append(keep, x)
+						break
+					}
+				}
+			}
+			m.enum = keep
+		} else {
+			m.enum = append([]*value(nil), b.enum...)
+		}
+		m.hasEnum = true
+	}
+	m.minLen = max(m.minLen, b.minLen)
+	m.maxLen = minLimit(m.maxLen, b.maxLen)
+	m.patterns = append(m.patterns, b.patterns...)
+	m.formats = append(m.formats, b.formats...)
+	m.lo = tighterLo(m.lo, b.lo)
+	m.hi = tighterHi(m.hi, b.hi)
+	m.mult = append(m.mult, b.mult...)
+
+	// Properties: a key known to one side only must also satisfy the other
+	// side's additionalProperties.
+	for _, p := range m.props {
+		if bp := b.prop(p.name); bp != nil {
+			p.s = append(p.s, bp.s...)
+		} else if b.addlSet {
+			p.s = append(p.s, b.addl...)
+		}
+	}
+	for _, bp := range b.props {
+		if a.prop(bp.name) == nil {
+			np := &prop{name: bp.name, s: append([]sref(nil), bp.s...)}
+			if a.addlSet {
+				np.s = append(np.s, a.addl...)
+			}
+			m.props = append(m.props, np)
+		}
+	}
+	for _, q := range b.required {
+		if !m.isRequired(q) {
+			m.required = append(m.required, q)
+		}
+	}
+	m.addl = append(m.addl, b.addl...)
+	m.addlSet = m.addlSet || b.addlSet
+	m.closed = m.closed || b.closed
+	m.propNamesBlocked = m.propNamesBlocked || b.propNamesBlocked
+	m.minProps = max(m.minProps, b.minProps)
+	m.maxProps = minLimit(m.maxProps, b.maxProps)
+
+	n := max(len(a.prefix), len(b.prefix))
+	pre := make([][]sref, n)
+	for i := 0; i < n; i++ {
+		var s []sref
+		if i < len(a.prefix) {
+			s = append(s, a.prefix[i]...)
+		} else if a.itemsSet {
+			s = append(s, a.items...)
+		}
+		if i < len(b.prefix) {
+			s = append(s, b.prefix[i]...)
+		} else if b.itemsSet {
+			s = append(s, b.items...)
+		}
+		pre[i] = s
+	}
+	m.prefix = pre
+	m.items = append(m.items, b.items...)
+	m.itemsSet = m.itemsSet || b.itemsSet
+	m.minItems = max(m.minItems, b.minItems)
+	m.maxItems = minLimit(m.maxItems, b.maxItems)
+	m.groups = append(m.groups, b.groups...)
+	m.nots = append(m.nots, b.nots...)
+	m.refs = append(m.refs, b.refs...)
+	m.propNames = append(m.propNames, b.propNames...)
+	m.uniqueItems = m.uniqueItems || b.uniqueItems
+	return m
+}
+
+func minLimit(a, b int) int {
+	if a < 0 {
+		return b
+	}
+	if b < 0 {
+		return a
+	}
+	return min(a, b)
+}
+
+func tighterLo(a, b *bound) *bound {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	switch c := a.r.Cmp(b.r); {
+	case c > 0:
+		return a
+	case c < 0:
+		return b
+	}
+	return &bound{r: a.r, excl: a.excl || b.excl}
+}
+
+func tighterHi(a, b *bound) *bound {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	switch c := a.r.Cmp(b.r); {
+	case c < 0:
+		return a
+	case c > 0:
+		return b
+	}
+	return &bound{r: a.r, excl: a.excl || b.excl}
+}
+
+// annotations are keywords that never constrain a value (annotations,
+// identifiers, vocabulary, and the OpenAPI/editor extensions seen in the
+// wild). Keywords not listed here and not handled are also ignored unless
+// they are in unsupported: JSON Schema ignores unknown keywords.
+var annotations = map[string]bool{
+	"title": true, "description": true, "examples": true, "example": true, "default": true,
+	"$schema": true, "$id": true, "id": true, "$comment": true, "deprecated": true,
+	"readOnly": true, "writeOnly": true, "$defs": true, "definitions": true, "$anchor": true,
+	"$dynamicAnchor": true, "$vocabulary": true, "contentMediaType": true, "contentEncoding": true,
+	"contentSchema": true, "discriminator": true, "externalDocs": true, "xml": true,
+	"markdownDescription": true, "enumDescriptions": true, "$recursiveAnchor": true,
+}
+
+// unsupported lists the assertion keywords this package cannot enforce,
+// with what to do instead.
+var unsupported = map[string]string{
+	"uniqueItems":           "uniqueness of array items is not finite-state; drop uniqueItems or use lenient mode",
+	"contains":              "contains is not supported; list the required item in prefixItems instead",
+	"minContains":           "minContains is not supported",
+	"maxContains":           "maxContains is not supported",
+	"if":                    "if/then/else is not supported; rewrite it as anyOf of the cases",
+	"dependentRequired":     "dependentRequired is not supported; rewrite it as anyOf of the cases",
+	"dependentSchemas":      "dependentSchemas is not supported; rewrite it as anyOf of the cases",
+	"dependencies":          "dependencies is not supported; rewrite it as anyOf of the cases",
+	"propertyNames":         "propertyNames is not supported unless additionalProperties is false and every declared name satisfies it",
+	"patternProperties":     "patternProperties is not supported; declare the properties explicitly",
+	"unevaluatedItems":      "unevaluatedItems is not supported",
+	"$dynamicRef":           "$dynamicRef is not supported; use $ref",
+	"$recursiveRef":         "$recursiveRef is not supported; use $ref",
+	"unevaluatedProperties": "unevaluatedProperties other than false is not supported",
+}
+
+// resolvePointer resolves a local $ref ("#", "#/a/b", with ~0 ~1 and %
+// escapes) against the root.
+func resolvePointer(root *value, ref string) (*value, string, bool) {
+	if !strings.HasPrefix(ref, "#") {
+		return nil, "", false
+	}
+	frag := ref[1:]
+	if f, err := url.PathUnescape(frag); err == nil {
+		frag = f
+	} else {
+		return nil, "", false
+	}
+	if frag == "" {
+		return root, "", true
+	}
+	if !strings.HasPrefix(frag, "/") {
+		return nil, "", false // anchors ($anchor) are not supported
+	}
+	cur := root
+	for _, tok := range strings.Split(frag[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch cur.k {
+		case kObject:
+			cur = cur.get(tok)
+		case kArray:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(cur.arr) {
+				return nil, "", false
+			}
+			cur = cur.arr[i]
+		default:
+			return nil, "", false
+		}
+		if cur == nil {
+			return nil, "", false
+		}
+	}
+	return cur, frag, true
+}

@@ -1,0 +1,89 @@
+package grammar
+
+// WhitespaceMode selects what the grammar allows between JSON tokens.
+type WhitespaceMode uint8
+
+// The whitespace modes. The zero value is Flexible.
+const (
+	// Flexible allows up to Options.MaxWhitespace JSON whitespace characters
+	// wherever JSON allows whitespace, except before or after the top-level
+	// value. It accepts both compact output and the ", " / ": " separators
+	// of Python's json.dumps, and lets a model pretty-print, but never lets it
+	// loop on whitespace.
+	Flexible WhitespaceMode = iota
+	// Compact allows no whitespace at all: the fewest DFA states and the
+	// most forced bytes.
+	Compact
+)
+
+// Strictness says what happens to a keyword this package cannot enforce.
+type Strictness uint8
+
+// The strictness levels. The zero value is Strict.
+const (
+	// Strict refuses the schema with an *Error.
+	Strict Strictness = iota
+	// Lenient ignores the keyword and reports a Warning. Output may then
+	// violate that keyword (never the others).
+	Lenient
+)
+
+// Options configure the compilation. The zero value means the defaults below.
+type Options struct {
+	Whitespace WhitespaceMode
+	// MaxWhitespace bounds a run of whitespace in Flexible mode. Default 20:
+	// a newline plus an indent of 19, enough for two-space pretty-printing
+	// nine levels deep, at about one DFA state per character per gap.
+	MaxWhitespace int
+	// Escapes: which JSON encodings strings admit; EscapesNeeded (default)
+	// or EscapesAll.
+	Escapes Escapes
+	// Strictness: Strict (default) or Lenient.
+	Strictness Strictness
+	// MaxDepth bounds how many times one $ref target may be expanded inside
+	// itself. Default 3: recursive schemas (trees, linked lists) accept
+	// values up to that nesting; deeper alternatives are dropped, and a
+	// schema with no finite alternative is unsatisfiable.
+	MaxDepth int
+	// AnyValueDepth bounds the nesting of free-form values ({} or true).
+	// Default 2: a free-form value may be an array or object whose members
+	// are arrays or objects of scalars. Each level roughly doubles the
+	// states of a free-form value.
+	AnyValueDepth int
+	// MaxSchemaBytes bounds the schema text. Default 4 MiB (llguidance
+	// handles schemas of that size).
+	MaxSchemaBytes int
+	// MaxSchemaDepth bounds the JSON nesting of the schema text. Default 256.
+	MaxSchemaDepth int
+	// MaxNodes bounds the AST nodes built for one schema (a guard against
+	// exponential $ref/anyOf expansion). Default 2,000,000.
+	MaxNodes int
+	// MaxAnyOfProduct bounds the branches made when several anyOf/oneOf
+	// groups apply to one schema node (their cross product). Default 64.
+	MaxAnyOfProduct int
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxWhitespace <= 0 {
+		o.MaxWhitespace = 20
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = 3
+	}
+	if o.AnyValueDepth <= 0 {
+		o.AnyValueDepth = 2
+	}
+	if o.MaxSchemaBytes <= 0 {
+		o.MaxSchemaBytes = 4 << 20
+	}
+	if o.MaxSchemaDepth <= 0 {
+		o.MaxSchemaDepth = 256
+	}
+	if o.MaxNodes <= 0 {
+		o.MaxNodes = 2_000_000
+	}
+	if o.MaxAnyOfProduct <= 0 {
+		o.MaxAnyOfProduct = 64
+	}
+	return o
+}

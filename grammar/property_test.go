@@ -1,0 +1,98 @@
+package grammar
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"conform/fsm"
+)
+
+// TestRandomWalksValidate is the soundness property: for every schema in
+// testdata/schemas/corpus.jsonl, random strings the compiled DFA accepts are
+// valid JSON and validate against the schema (santhosh-tekuri/jsonschema,
+// formats asserted).
+func TestRandomWalksValidate(t *testing.T) {
+	f, err := os.Open("testdata/schemas/corpus.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	walks := 40
+	if testing.Short() {
+		walks = 8
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	n := 0
+	for sc.Scan() {
+		var rec struct {
+			Name   string          `json:"name"`
+			Schema json.RawMessage `json:"schema"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		t.Run(rec.Name, func(t *testing.T) {
+			res, err := CompileSchema(rec.Schema, Options{})
+			if err != nil {
+				t.Fatalf("CompileSchema(%s) error: %v", rec.Schema, err)
+			}
+			d, err := fsm.Compile(res.Node, fsm.Options{})
+			if err != nil {
+				t.Fatalf("fsm.Compile error: %v", err)
+			}
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(rec.Schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			jc := jsonschema.NewCompiler()
+			jc.AssertFormat()
+			if err := jc.AddResource("schema.json", doc); err != nil {
+				t.Fatal(err)
+			}
+			sch, err := jc.Compile("schema.json")
+			if err != nil {
+				t.Fatalf("reference validator cannot compile %s: %v", rec.Schema, err)
+			}
+			rng := rand.New(rand.NewPCG(uint64(n), 7))
+			if s, ok := fsm.ShortestMatch(d); ok {
+				checkInstance(t, sch, rec.Schema, s)
+			} else {
+				t.Fatalf("schema %s: empty language", rec.Schema)
+			}
+			for i := 0; i < walks; i++ {
+				s := fsm.RandomWalk(d, rng, 400)
+				if s == nil || !fsm.Matches(d, s) {
+					continue // the walk gave up before reaching an accepting state
+				}
+				checkInstance(t, sch, rec.Schema, s)
+			}
+		})
+	}
+	if n < 200 {
+		t.Errorf("corpus has %d schemas, want ≥ 200", n)
+	}
+}
+
+func checkInstance(t *testing.T, sch *jsonschema.Schema, schema, s []byte) {
+	t.Helper()
+	if !json.Valid(s) {
+		t.Errorf("schema %s: accepted %q, which is not valid JSON", schema, s)
+		return
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(s))
+	if err != nil {
+		t.Errorf("schema %s: accepted %q: %v", schema, s, err)
+		return
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Errorf("schema %s: accepted %q, which does not validate: %v", schema, s, err)
+	}
+}

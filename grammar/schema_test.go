@@ -1,0 +1,256 @@
+package grammar
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"conform/fsm"
+)
+
+// schemaTests pair a schema with texts that must match and texts that must
+// not, at the string level (grammar → fsm.Compile → fsm.Matches).
+var schemaTests = []struct {
+	name   string
+	schema string
+	match  []string
+	reject []string
+}{
+	{"type-null", `{"type":"null"}`, []string{`null`}, []string{`nul`, `"null"`, ` null`, `null `}},
+	{"type-bool", `{"type":"boolean"}`, []string{`true`, `false`}, []string{`True`, `1`}},
+	{"type-integer", `{"type":"integer"}`, []string{`0`, `-1`, `12345678901234567890`}, []string{`-0`, `01`, `1.0`, `1e3`, `+1`, `-`}},
+	{"type-number", `{"type":"number"}`, []string{`0`, `-0.5`, `1e10`, `1.25E-3`, `-0`}, []string{`.5`, `1.`, `01`, `1e`, `NaN`}},
+	{"type-string", `{"type":"string"}`, []string{`""`, `"a b"`, `"\"\\\/\b\f\n\r\t"`, `"\u001f\u001F\u0000é😀"`},
+		[]string{`"`, `"\x"`, "\"\x01\"", `"\u00e9"`, `"\ud83d"`, `"\u12"`, `'a'`}},
+	{"type-array-union", `{"type":["string","null"]}`, []string{`null`, `"x"`}, []string{`1`, `[]`}},
+	{"enum", `{"enum":["a","b",1,null,[1,2],{"k":true}]}`, []string{`"a"`, `"b"`, `1`, `null`, `[1, 2]`, `[1,2]`, `{"k": true}`}, []string{`"c"`, `2`, `[2,1]`, `{"k":false}`}},
+	{"const", `{"const":"x\"y"}`, []string{`"x\"y"`}, []string{`"x"`}},
+	{"enum-typed", `{"type":"string","enum":["a",1]}`, []string{`"a"`}, []string{`1`}},
+	{"object-required", `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"}},"required":["a","b"],"additionalProperties":false}`,
+		[]string{`{"a":1,"b":"x"}`, `{"a": 1, "b": "x"}`, "{\n  \"a\": 1,\n  \"b\": \"x\"\n}"}, []string{`{"a":1}`, `{"b":"x","a":1}`, `{"a":1,"b":"x","c":2}`, `{"a":"1","b":"x"}`}},
+	{"object-optional", `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"}},"additionalProperties":false}`,
+		[]string{`{}`, `{"a":1}`, `{"b":2}`, `{"a":1,"c":3}`, `{"a":1,"b":2,"c":3}`}, []string{`{,"a":1}`, `{"a":1,}`, `{"c":3,"a":1}`}},
+	{"object-extra-default", `{"type":"object","properties":{"a":{"type":"integer"}}}`,
+		[]string{`{"a":1}`, `{"a":1,"z":[1,{"q":null}]}`, `{"z":"q"}`}, []string{`{"a":1,"a":2}`, `{"a":"x"}`}},
+	{"object-extra-schema", `{"properties":{"a":{"type":"integer"}},"additionalProperties":{"type":"string"},"type":"object"}`,
+		[]string{`{"a":1,"b":"x"}`, `{"b":"x","c":"y"}`}, []string{`{"b":1}`, `{"\u0061":"x"}`}},
+	{"required-only", `{"type":"object","required":["x"],"additionalProperties":false}`, []string{}, []string{`{}`}},
+	{"min-max-properties", `{"type":"object","properties":{"a":{},"b":{},"c":{}},"minProperties":1,"maxProperties":2,"additionalProperties":false}`,
+		[]string{`{"a":1}`, `{"a":1,"c":2}`}, []string{`{}`, `{"a":1,"b":2,"c":3}`}},
+	{"array-items", `{"type":"array","items":{"type":"integer"},"minItems":1,"maxItems":3}`,
+		[]string{`[1]`, `[1, 2, 3]`, `[ 1 ]`}, []string{`[]`, `[1,2,3,4]`, `["a"]`, `[1,]`}},
+	{"array-prefix", `{"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}],"items":false}`,
+		[]string{`[]`, `["a"]`, `["a",1]`}, []string{`["a",1,2]`, `[1]`}},
+	{"array-items-draft4", `{"type":"array","items":[{"type":"string"}],"additionalItems":{"type":"null"}}`,
+		[]string{`["a",null,null]`}, []string{`["a",1]`}},
+	{"string-length", `{"type":"string","minLength":2,"maxLength":3}`, []string{`"ab"`, `"abc"`, `"é😀"`, `"\n\t"`, `"\u0001a"`}, []string{`"a"`, `"abcd"`, `"\n\n\n\n"`}},
+	{"integer-range", `{"type":"integer","minimum":-15,"maximum":2024}`, []string{`-15`, `-1`, `0`, `9`, `13`, `999`, `2024`}, []string{`-16`, `2025`, `10000`, `-100`}},
+	{"integer-exclusive", `{"type":"integer","exclusiveMinimum":0,"exclusiveMaximum":100}`, []string{`1`, `99`}, []string{`0`, `100`, `-1`}},
+	{"integer-exclusive-draft4", `{"type":"integer","minimum":0,"exclusiveMinimum":true}`, []string{`1`, `1000`}, []string{`0`}},
+	{"number-range", `{"type":"number","minimum":0.5,"maximum":10.25}`, []string{`0.5`, `0.50`, `1`, `9.999`, `10.25`, `10`, `10.250`, `0.6`}, []string{`0.4999`, `10.2501`, `11`, `-1`, `1e0`}},
+	{"number-exclusive", `{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1}`, []string{`0.1`, `0.999`, `0.0001`}, []string{`0`, `0.0`, `1`, `1.0`, `-0.5`}},
+	{"number-negative", `{"type":"number","minimum":-1.5,"maximum":-0.25}`, []string{`-1.5`, `-1`, `-0.25`, `-0.3`}, []string{`-1.51`, `-0.2`, `0`}},
+	{"multiple-of-int", `{"type":"integer","multipleOf":5}`, []string{`0`, `5`, `-10`, `125`}, []string{`3`, `7`, `-11`}},
+	{"multiple-of-range", `{"type":"integer","multipleOf":7,"minimum":0,"maximum":30}`, []string{`0`, `7`, `28`}, []string{`8`, `35`}},
+	{"multiple-of-decimal", `{"type":"number","multipleOf":0.01}`, []string{`1`, `1.5`, `1.25`, `1.250`}, []string{`1.255`}},
+	{"allOf-merge", `{"allOf":[{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]},{"properties":{"b":{"type":"string"}},"required":["b"]}]}`,
+		[]string{`{"a":1,"b":"x"}`}, []string{`{"a":1}`, `{"b":"x"}`}},
+	{"anyOf", `{"anyOf":[{"type":"integer"},{"type":"string","maxLength":1}]}`, []string{`1`, `"a"`}, []string{`"ab"`, `null`}},
+	{"oneOf-types", `{"oneOf":[{"type":"integer"},{"type":"string"}]}`, []string{`1`, `"a"`}, []string{`null`}},
+	{"oneOf-discriminator", `{"oneOf":[{"type":"object","properties":{"k":{"const":"a"},"x":{"type":"integer"}},"required":["k"],"additionalProperties":false},{"type":"object","properties":{"k":{"const":"b"}},"required":["k"],"additionalProperties":false}]}`,
+		[]string{`{"k":"a","x":1}`, `{"k":"b"}`}, []string{`{"k":"c"}`, `{"k":"b","x":1}`}},
+	{"ref-defs", `{"$defs":{"p":{"type":"integer","minimum":1}},"type":"array","items":{"$ref":"#/$defs/p"}}`, []string{`[1,2]`}, []string{`[0]`}},
+	{"ref-definitions-escaped", `{"definitions":{"a/b":{"type":"null"},"c~d":{"type":"boolean"}},"type":"array","prefixItems":[{"$ref":"#/definitions/a~1b"},{"$ref":"#/definitions/c~0d"}],"items":false}`,
+		[]string{`[null,true]`}, []string{`[true,null]`}},
+	{"ref-recursive", `{"type":"object","properties":{"v":{"type":"integer"},"next":{"$ref":"#"}},"required":["v"],"additionalProperties":false}`,
+		[]string{`{"v":1}`, `{"v":1,"next":{"v":2}}`, `{"v":1,"next":{"v":2,"next":{"v":3}}}`}, []string{`{"v":1,"next":{}}`}},
+	{"not-type", `{"not":{"type":"string"}}`, []string{`1`, `null`, `[]`}, []string{`"a"`}},
+	{"not-enum", `{"type":"string","not":{"enum":["a","b"]}}`, []string{`"c"`, `"ab"`, `""`}, []string{`"a"`, `"b"`, `"\u0061"`}},
+	{"not-length", `{"type":"string","not":{"maxLength":2}}`, []string{`"abc"`}, []string{`"ab"`, `""`}},
+	{"nullable", `{"type":"string","nullable":true}`, []string{`null`, `"a"`}, []string{`1`}},
+	{"format-date", `{"type":"string","format":"date"}`, []string{`"2024-02-29"`, `"2023-12-31"`}, []string{`"2023-02-29"`, `"2024-13-01"`, `"2024-04-31"`, `"1900-02-29"`}},
+	{"format-date-time", `{"type":"string","format":"date-time"}`, []string{`"2024-01-02T03:04:05Z"`, `"2024-01-02T03:04:05.123+05:30"`}, []string{`"2024-01-02 03:04:05Z"`, `"2024-01-02T24:00:00Z"`}},
+	{"format-uuid", `{"type":"string","format":"uuid"}`, []string{`"123e4567-e89b-12d3-a456-426614174000"`}, []string{`"123e4567e89b12d3a456426614174000"`}},
+	{"format-ipv4", `{"type":"string","format":"ipv4"}`, []string{`"192.168.0.1"`, `"0.0.0.0"`}, []string{`"256.1.1.1"`, `"01.1.1.1"`, `"1.1.1"`}},
+	{"format-email", `{"type":"string","format":"email"}`, []string{`"a.b@example.com"`}, []string{`"a..b@example.com"`, `"@x.com"`, `"a@"`}},
+	{"empty-schema", `{}`, []string{`1`, `"s"`, `[1,[2]]`, `{"a":{"b":null}}`, `null`}, []string{``, `x`, `[1,]`}},
+	{"true-schema", `true`, []string{`{}`}, []string{`{`}},
+	{"annotations", `{"title":"t","description":"d","examples":[1],"default":2,"$comment":"c","type":"integer"}`, []string{`2`}, []string{`"x"`}},
+}
+
+func TestCompileSchemaMatches(t *testing.T) {
+	for _, tt := range schemaTests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := CompileSchema([]byte(tt.schema), Options{})
+			if err != nil {
+				if len(tt.match) == 0 {
+					var ge *Error
+					if errors.As(err, &ge) && ge.Code == CodeUnsatisfiable {
+						return
+					}
+				}
+				t.Fatalf("CompileSchema(%s) error: %v", tt.schema, err)
+			}
+			d, err := fsm.Compile(res.Node, fsm.Options{})
+			if err != nil {
+				t.Fatalf("fsm.Compile(CompileSchema(%s)) error: %v", tt.schema, err)
+			}
+			for _, s := range tt.match {
+				if !fsm.Matches(d, []byte(s)) {
+					t.Errorf("schema %s: Matches(%q) = false, want true", tt.schema, s)
+				}
+			}
+			for _, s := range tt.reject {
+				if fsm.Matches(d, []byte(s)) {
+					t.Errorf("schema %s: Matches(%q) = true, want false", tt.schema, s)
+				}
+			}
+		})
+	}
+}
+
+// badSchemas must fail with the given code (and pointer prefix).
+var badSchemas = []struct {
+	schema string
+	code   ErrorCode
+	ptr    string
+}{
+	{`{`, CodeInvalidJSON, ""},
+	{`{"type":"object"} x`, CodeInvalidJSON, ""},
+	{`[1]`, CodeInvalidSchema, ""},
+	{`{"type":"strin"}`, CodeInvalidSchema, "/type"},
+	{`{"properties":{"a":3}}`, CodeInvalidSchema, "/properties/a"},
+	{`{"$ref":"#/$defs/missing"}`, CodeBadRef, "/$ref"},
+	{`{"$ref":"http://example.com/s.json"}`, CodeBadRef, "/$ref"},
+	{`{"$ref":"#"}`, CodeBadRef, "/$ref"},
+	{`{"type":"array","uniqueItems":true}`, CodeUnsupported, "/uniqueItems"},
+	{`{"properties":{"a":{"if":{"type":"string"},"then":{"minLength":1}}}}`, CodeUnsupported, "/properties/a/if"},
+	{`{"type":"string","format":"fancy"}`, CodeUnknownFormat, "/format"},
+	{`{"oneOf":[{"type":"integer"},{"type":"number"}]}`, CodeOneOfOverlap, "/oneOf"},
+	{`{"type":"integer","minimum":5,"maximum":1}`, CodeUnsatisfiable, ""},
+	{`{"not":{"type":"object","properties":{"a":{}}}}`, CodeUnsupported, "/not"},
+	{`{"minLength":-1}`, CodeInvalidSchema, "/minLength"},
+	{strings.Repeat(`{"items":`, 300) + `{}` + strings.Repeat(`}`, 300), CodeTooLarge, ""},
+}
+
+func TestCompileSchemaErrors(t *testing.T) {
+	for _, tt := range badSchemas {
+		_, err := CompileSchema([]byte(tt.schema), Options{})
+		var ge *Error
+		if !errors.As(err, &ge) {
+			t.Errorf("CompileSchema(%.60s) error = %v, want *Error with code %v", tt.schema, err, tt.code)
+			continue
+		}
+		if ge.Code != tt.code || !strings.HasPrefix(ge.Pointer, tt.ptr) {
+			t.Errorf("CompileSchema(%.60s) = %v (code %v, pointer %q), want code %v, pointer %q", tt.schema, err, ge.Code, ge.Pointer, tt.code, tt.ptr)
+		}
+	}
+}
+
+func TestLenientWarns(t *testing.T) {
+	res, err := CompileSchema([]byte(`{"type":"array","items":{"type":"string","format":"fancy"},"uniqueItems":true}`), Options{Strictness: Lenient})
+	if err != nil {
+		t.Fatalf("CompileSchema lenient error: %v", err)
+	}
+	if len(res.Warnings) != 2 {
+		t.Errorf("CompileSchema lenient warnings = %v, want 2 (format, uniqueItems)", res.Warnings)
+	}
+}
+
+func TestSchemaTooLarge(t *testing.T) {
+	_, err := CompileSchema([]byte(`{"type":"string"}`), Options{MaxSchemaBytes: 5})
+	var ge *Error
+	if !errors.As(err, &ge) || ge.Code != CodeTooLarge {
+		t.Errorf("CompileSchema over MaxSchemaBytes = %v, want CodeTooLarge", err)
+	}
+}
+
+func TestCompactWhitespace(t *testing.T) {
+	res, err := CompileSchema([]byte(`{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"required":["a"],"additionalProperties":false}`), Options{Whitespace: Compact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := fsm.Compile(res.Node, fsm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, want := range map[string]bool{`{"a":[1,2]}`: true, `{"a": [1,2]}`: false, `{"a":[1, 2]}`: false} {
+		if got := fsm.Matches(d, []byte(s)); got != want {
+			t.Errorf("Compact: Matches(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestMaxWhitespace(t *testing.T) {
+	res, err := CompileSchema([]byte(`{"type":"array"}`), Options{MaxWhitespace: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := fsm.Compile(res.Node, fsm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fsm.Matches(d, []byte("[   1]")) || fsm.Matches(d, []byte("[    1]")) {
+		t.Errorf("MaxWhitespace 3: want 3 spaces accepted and 4 rejected")
+	}
+}
+
+func TestCompileChoice(t *testing.T) {
+	res, err := CompileChoice([]string{"yes", "no", "maybe", "y"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := fsm.Compile(res.Node, fsm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, want := range map[string]bool{"yes": true, "y": true, "no": true, "maybe": true, "ye": false, "": false, "nope": false} {
+		if got := fsm.Matches(d, []byte(s)); got != want {
+			t.Errorf("CompileChoice: Matches(%q) = %v, want %v", s, got, want)
+		}
+	}
+	if _, err := CompileChoice(nil, Options{}); err == nil {
+		t.Errorf("CompileChoice(nil) error = nil, want CodeUnsatisfiable")
+	}
+}
+
+// TestEncodeJSONStringHomomorphism checks that complement and intersection
+// commute with the encoding: a string whose decoded text is "ab" in any
+// encoding is outside encode(not "ab").
+func TestEncodeJSONStringHomomorphism(t *testing.T) {
+	ab := fsm.Lit("ab")
+	notAB, err := EncodeJSONString(fsm.And(fsm.Star(fsm.AnyRune()), fsm.Not(ab)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := fsm.Compile(notAB, fsm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, want := range map[string]bool{`ab`: false, `\u0061b`: false, `a\u0062`: false, `\u0041b`: true, `abc`: true, ``: true, `"`: false, `\"`: true} {
+		if got := fsm.Matches(d, []byte(s)); got != want {
+			t.Errorf("encode(not ab): Matches(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestEscapesAll checks that EscapesAll admits every legal encoding and
+// counts an escape or a surrogate pair as one character.
+func TestEscapesAll(t *testing.T) {
+	res, err := CompileSchema([]byte(`{"type":"string","minLength":2,"maxLength":3}`), Options{Escapes: EscapesAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := fsm.Compile(res.Node, fsm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, want := range map[string]bool{
+		`"\u00e9\u00E9é"`: true, `"\ud83d\ude00😀"`: true, `"\ud83d\ude00"`: false, `"\ud83d"`: false,
+		`"\ude00\ud83d"`: false, `"a\u0062"`: true, `"\u0041\u0042\u0043\u0044"`: false,
+	} {
+		if got := fsm.Matches(d, []byte(s)); got != want {
+			t.Errorf("EscapesAll minLength 2 maxLength 3: Matches(%s) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -1,0 +1,447 @@
+package grammar
+
+import (
+	"strconv"
+
+	"conform/fsm"
+)
+
+// objectNode builds the objects of r. Properties come in a fixed order
+// (declared order, then names found only in required); extra properties,
+// when additionalProperties allows them, come after the declared ones.
+//
+// Optional properties stay linear (notes §4.3): the continuation after
+// position i depends only on i and on how many members were written so far
+// (0 or "some", or the exact count up to the largest min/maxProperties
+// bound), and each continuation is built once and shared.
+func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
+	type member struct {
+		key      *fsm.Node
+		kv       *fsm.Node
+		required bool
+	}
+	names := make([]string, 0, len(r.props)+len(r.required))
+	schemas := map[string][]sref{}
+	for _, p := range r.props {
+		names = append(names, p.name)
+		schemas[p.name] = p.s
+	}
+	for _, q := range r.required {
+		if _, ok := schemas[q]; !ok {
+			names = append(names, q)
+			schemas[q] = nil
+		}
+	}
+	var nameCP *fsm.Node // propertyNames as a language of quoted keys
+	if len(r.propNames) > 0 {
+		pr, err := c.collectList(r.propNames, r.ptr+"/propertyNames")
+		if err != nil {
+			return nil, err
+		}
+		if len(pr.groups) > 0 || len(pr.nots) > 0 || pr.hasEnum && len(pr.patterns)+len(pr.formats) > 0 {
+			if err := c.unsupportedKw(r.ptr+"/propertyNames", "propertyNames", "propertyNames with anyOf/oneOf/not is not supported"); err != nil {
+				return nil, err
+			}
+		} else if pr.types&tStr == 0 {
+			nameCP = fsm.NoMatch()
+		} else if pr.hasEnum {
+			var ks []string
+			for _, v := range pr.enum {
+				if v.k == kString {
+					if ok, _ := leafCheck(pr, v); ok {
+						ks = append(ks, canonicalString(v.str))
+					}
+				}
+			}
+			nameCP = trie(ks)
+		} else {
+			nameCP, err = c.stringNode(pr, nil)
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	var members []member
+	var declared []*fsm.Node
+	for _, name := range names {
+		enc, _ := EncodeJSONStringWith(fsm.Lit(name), c.esc())
+		declared = append(declared, fsm.Cat(fsm.Lit(`"`), enc, fsm.Lit(`"`)))
+		list := schemas[name]
+		if list == nil && r.addlSet {
+			list = r.addl
+		}
+		v, err := c.emitList(list, r.ptr+"/properties/"+escapePointer(name))
+		if err != nil {
+			return nil, err
+		}
+		req := r.isRequired(name)
+		key := fsm.Lit(canonicalString(name))
+		if nameCP != nil {
+			key = fsm.And(key, nameCP)
+		}
+		if v.Op == fsm.OpNoMatch {
+			if req {
+				return fsm.NoMatch(), nil
+			}
+			continue
+		}
+		members = append(members, member{key: key, kv: fsm.Cat(key, c.colon, v), required: req})
+	}
+	// Extra properties.
+	var extra *fsm.Node
+	if !r.closed {
+		var ev *fsm.Node
+		if r.addlSet {
+			var err error
+			ev, err = c.emitList(r.addl, r.ptr+"/additionalProperties")
+			if err != nil {
+				return nil, err
+			}
+		} else {
+			ev = c.anyValue(c.opts.AnyValueDepth)
+		}
+		if ev.Op != fsm.OpNoMatch {
+			key := strLang[c.esc()].str
+			if len(declared) > 0 {
+				key = fsm.Diff(strLang[c.esc()].str, fsm.Alt(declared...))
+			}
+			if nameCP != nil {
+				key = fsm.And(key, nameCP)
+			}
+			extra = fsm.Cat(key, c.colon, ev)
+		}
+	}
+	nreq := 0
+	for _, m := range members {
+		if m.required {
+			nreq++
+		}
+	}
+	minP, maxP := r.minProps, r.maxProps
+	if minP <= nreq {
+		minP = 0 // already implied
+	}
+	if maxP >= 0 && extra == nil && maxP >= len(members) {
+		maxP = -1 // cannot be exceeded
+	}
+	// capN: counts at or above it behave alike.
+	capN := max(1, minP)
+	if maxP >= 0 {
+		capN = max(capN, maxP+1)
+	}
+	type key struct{ i, n int }
+	memo := map[key]*fsm.Node{}
+	var rest func(i, n int) *fsm.Node
+	rest = func(i, n int) *fsm.Node {
+		if n > capN {
+			n = capN
+		}
+		if maxP >= 0 && n > maxP {
+			return fsm.NoMatch()
+		}
+		k := key{i, n}
+		if x, ok := memo[k]; ok {
+			return x
+		}
+		var x *fsm.Node
+		if i == len(members) {
+			x = c.extras(extra, n, minP, maxP, capN)
+		} else {
+			m := members[i]
+			pre := fsm.Empty()
+			if n > 0 {
+				pre = c.sep
+			}
+			present := fsm.Cat(pre, m.kv, rest(i+1, n+1))
+			if m.required {
+				x = present
+			} else {
+				x = fsm.Alt(present, rest(i+1, n))
+			}
+		}
+		memo[k] = x
+		return x
+	}
+	body := rest(0, 0)
+	if body.Op == fsm.OpNoMatch {
+		return body, nil
+	}
+	return fsm.Cat(fsm.Lit("{"), c.ws, body, c.ws, fsm.Lit("}")), nil
+}
+
+// extras builds the tail of extra members after n members were written.
+func (c *compiler) extras(extra *fsm.Node, n, minP, maxP, capN int) *fsm.Node {
+	if extra == nil {
+		if n >= minP {
+			return fsm.Empty()
+		}
+		return fsm.NoMatch()
+	}
+	need := max(0, minP-n)
+	var lim int
+	if maxP >= 0 {
+		lim = maxP - n
+		if lim < need {
+			return fsm.NoMatch()
+		}
+	} else {
+		lim = -1
+	}
+	more := fsm.Cat(c.sep, extra)
+	if n > 0 {
+		return fsm.Repeat(more, need, lim)
+	}
+	// Nothing written yet: the first extra has no comma.
+	if lim == 0 {
+		if need == 0 {
+			return fsm.Empty()
+		}
+		return fsm.NoMatch()
+	}
+	nl := -1
+	if lim > 0 {
+		nl = lim - 1
+	}
+	first := fsm.Cat(extra, fsm.Repeat(more, max(0, need-1), nl))
+	if need == 0 {
+		return fsm.Opt(first)
+	}
+	return first
+}
+
+// arrayNode builds the arrays of r: the prefixItems tuple, then items,
+// between minItems and maxItems elements.
+func (c *compiler) arrayNode(r *ir) (*fsm.Node, error) {
+	if r.uniqueItems && (r.maxItems < 0 || r.maxItems > 1) {
+		if err := c.unsupportedKw(r.ptr+"/uniqueItems", "uniqueItems", unsupported["uniqueItems"]); err != nil {
+			return nil, err
+		}
+	}
+	pre := make([]*fsm.Node, len(r.prefix))
+	for i, p := range r.prefix {
+		n, err := c.emitList(p, r.ptr+"/prefixItems/"+strconv.Itoa(i))
+		if err != nil {
+			return nil, err
+		}
+		pre[i] = n
+	}
+	var item *fsm.Node
+	if r.itemsSet {
+		n, err := c.emitList(r.items, r.ptr+"/items")
+		if err != nil {
+			return nil, err
+		}
+		item = n
+	} else {
+		item = c.anyValue(c.opts.AnyValueDepth)
+	}
+	minI, maxI := r.minItems, r.maxItems
+	k := len(pre)
+	elem := func(j int) *fsm.Node {
+		if j < k {
+			return pre[j]
+		}
+		return item
+	}
+	var after func(j int) *fsm.Node // after j ≥ 1 elements
+	after = func(j int) *fsm.Node {
+		if j >= k {
+			lim := -1
+			if maxI >= 0 {
+				lim = maxI - j
+				if lim < 0 {
+					return fsm.NoMatch()
+				}
+			}
+			return fsm.Repeat(fsm.Cat(c.sep, item), max(0, minI-j), lim)
+		}
+		var alts []*fsm.Node
+		if j >= minI {
+			alts = append(alts, fsm.Empty())
+		}
+		if maxI < 0 || j < maxI {
+			alts = append(alts, fsm.Cat(c.sep, elem(j), after(j+1)))
+		}
+		return fsm.Alt(alts...)
+	}
+	var alts []*fsm.Node
+	if minI == 0 {
+		alts = append(alts, fsm.Cat(fsm.Lit("["), c.ws, fsm.Lit("]")))
+	}
+	if maxI != 0 {
+		alts = append(alts, fsm.Cat(fsm.Lit("["), c.ws, elem(0), after(1), c.ws, fsm.Lit("]")))
+	}
+	return fsm.Alt(alts...), nil
+}
+
+// applyNots folds r's not keywords into r: whole types are removed, leaf
+// strings get a complemented code-point language, scalar values are
+// excluded. Complement is exact only where our language holds every
+// serialization of every value it accepts (strings; null/booleans;
+// integers), so anything else is refused.
+func (c *compiler) applyNots(r *ir) (*ir, excl, error) {
+	r = r.clone()
+	var ex excl
+	nots := r.nots
+	r.nots = nil
+	for _, ns := range nots {
+		n, err := c.collect(ns, nil)
+		if err != nil {
+			return nil, ex, err
+		}
+		fail := func(msg string) error {
+			return c.unsupportedKw(ns.ptr, "not", msg)
+		}
+		if len(n.groups) > 0 || len(n.nots) > 0 || n.hasStructure() {
+			if err := fail("not is supported only on leaf schemas (type, enum/const, string and number keywords)"); err != nil {
+				return nil, ex, err
+			}
+			continue
+		}
+		strCons := n.minLen > 0 || n.maxLen >= 0 || len(n.patterns) > 0 || len(n.formats) > 0
+		numCons := n.lo != nil || n.hi != nil || len(n.mult) > 0
+		if n.hasEnum {
+			if strCons || numCons {
+				if err := fail("not with enum/const plus other keywords is not supported"); err != nil {
+					return nil, ex, err
+				}
+				continue
+			}
+			for _, v := range n.enum {
+				if n.types&typeOf(v) == 0 {
+					continue
+				}
+				switch v.k {
+				case kString:
+					ex.str = append(ex.str, fsm.Lit(v.str))
+				case kNull, kBool:
+					ex.vals = append(ex.vals, v)
+				case kNumber:
+					if r.types&tFrac != 0 && r.types&tInt != 0 && len(r.mult) == 0 {
+						if err := fail("not of a number value is exact only for integers"); err != nil {
+							return nil, ex, err
+						}
+						continue
+					}
+					if v.isInteger() {
+						ex.vals = append(ex.vals, v)
+					}
+				default:
+					if err := fail("not of an array or object value is not supported"); err != nil {
+						return nil, ex, err
+					}
+				}
+			}
+			if r.hasEnum { // filter directly
+				var keep []*value
+				for _, v := range r.enum {
+					if !excluded(n.enum, v) {
+						keep = append(keep, v)
+					}
+				}
+				r.enum = keep
+			}
+			continue
+		}
+		// Families n does not constrain are removed wholesale when n
+		// accepts them.
+		remove := n.types
+		if strCons {
+			remove &^= tStr
+		}
+		if numCons {
+			remove &^= tNum
+		}
+		r.types &^= remove
+		if numCons && r.types&tNum != 0 && n.types&tNum != 0 {
+			if err := fail("not with numeric bounds is not supported"); err != nil {
+				return nil, ex, err
+			}
+		}
+		if strCons && r.types&tStr != 0 && n.types&tStr != 0 {
+			cp, err := c.stringCP(n, nil)
+			if err != nil {
+				return nil, ex, err
+			}
+			if cp == nil {
+				cp = fsm.Repeat(fsm.AnyRune(), n.minLen, n.maxLen)
+			}
+			for _, f := range n.formats {
+				_ = f
+				if err := fail("not with format is not supported (formats accept a subset of their syntax)"); err != nil {
+					return nil, ex, err
+				}
+			}
+			ex.str = append(ex.str, cp)
+		}
+	}
+	return r, ex, nil
+}
+
+// disjoint reports whether no JSON value can satisfy both a and b, by
+// proofs that hold for the schemas themselves (not just for our
+// languages): disjoint types, disjoint finite value sets, or an object
+// discriminator (a property required by one side whose values on the two
+// sides are provably disjoint).
+func (c *compiler) disjoint(a, b *ir, depth int) bool {
+	ta, tb := emitTypes(a), emitTypes(b)
+	if ta&tb == 0 {
+		return true
+	}
+	if a.hasEnum || b.hasEnum {
+		x, y := a, b
+		if !x.hasEnum {
+			x, y = y, x
+		}
+		all := true
+		for _, v := range x.enum {
+			if ok, known := leafCheck(y, v); ok || !known {
+				// v might satisfy y; it only matters if it satisfies x.
+				if ok2, known2 := leafCheck(x, v); ok2 || !known2 {
+					all = false
+					break
+				}
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	if depth <= 0 {
+		return false
+	}
+	for _, pair := range [][2]*ir{{a, b}, {b, a}} {
+		x, y := pair[0], pair[1]
+		if x.types&^tObj != 0 {
+			continue
+		}
+		for _, name := range x.required {
+			px, py := x.prop(name), y.prop(name)
+			if px == nil || py == nil {
+				continue
+			}
+			ix, err1 := c.collectList(px.s, x.ptr)
+			iy, err2 := c.collectList(py.s, y.ptr)
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			if c.disjoint(ix, iy, depth-1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// emitTypes over-approximates the JSON types of the values r accepts.
+func emitTypes(r *ir) tset {
+	t := r.types
+	if r.hasEnum {
+		var e tset
+		for _, v := range r.enum {
+			e |= typeOf(v)
+		}
+		t &= e
+	}
+	return t
+}
