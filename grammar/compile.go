@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,7 +61,11 @@ func CompileSchema(schema []byte, opts Options) (*Result, error) {
 		return nil, err
 	}
 	if n.Op == fsm.OpNoMatch {
-		return nil, errorf(CodeUnsatisfiable, "", "", "no JSON value satisfies the schema (recursion is unrolled to depth %d)", opts.MaxDepth)
+		msg := "no JSON value satisfies the schema"
+		if c.truncated {
+			msg += fmt.Sprintf(" within the recursion depth limit (%d)", opts.MaxDepth)
+		}
+		return nil, errorf(CodeUnsatisfiable, "", "", "%s", msg)
 	}
 	return &Result{Node: n, Warnings: c.warnings, Truncated: c.truncated}, nil
 }

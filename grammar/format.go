@@ -26,9 +26,11 @@ var formatRegexes = map[string]string{
 	// hostname: at most 4 labels of at most 62 characters (≤ 251 in all,
 	// under the 253 limit).
 	"hostname": label62 + `(?:\.` + label62 + `){0,3}`,
-	// email: a dot-atom local part of at most 63 characters, then a
-	// hostname of at most 3 labels of at most 62 characters (≤ 254 in all).
-	"email": `(?:` + atext + `+(?:\.` + atext + `+)*)@` + label62 + `(?:\.` + label62 + `){0,2}`,
+	// email: built in formatNode: a dot-atom local part of at most 63
+	// characters, then a hostname of at most 3 labels of at most 62
+	// characters (≤ 254 in all).
+	"email-local": atext + `+(?:\.` + atext + `+)*`,
+	"email-domain": label62 + `(?:\.` + label62 + `){0,2}`,
 	// uri: scheme "://" host [":" port] path [? query] [# fragment], with
 	// unreserved, sub-delim and percent-encoded characters only.
 	"uri": `[a-zA-Z][a-zA-Z0-9+.\-]*://` + uriHost + `(?::[0-9]{1,5})?(?:/` + pchar + `*)*(?:\?(?:` + pchar + `|[/?])*)?(?:#(?:` + pchar + `|[/?])*)?`,
@@ -79,6 +81,10 @@ func formatNode(name string) (*fsm.Node, error) {
 			}
 			formatNodes[k] = n
 		}
+		local := fsm.And(formatNodes["email-local"], fsm.Repeat(fsm.AnyRune(), 1, 63))
+		formatNodes["email"] = fsm.Cat(local, fsm.Lit("@"), formatNodes["email-domain"])
+		delete(formatNodes, "email-local")
+		delete(formatNodes, "email-domain")
 	})
 	if formatErr != nil {
 		return nil, formatErr

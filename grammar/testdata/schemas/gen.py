@@ -115,9 +115,9 @@ for i in range(12):
     add(f"allOf-{i}", {"allOf": [
         {"type": "object", "properties": {"a": leaves[keys[i]]}, "required": ["a"]},
         {"properties": {"b": leaves[keys[i + 10]], "a": {}}, "required": ["b"] if i % 2 else []},
-    ], "additionalProperties": i % 3 != 0})
+    ]} if i % 3 else {"allOf": [{"type": "object", "properties": {"a": leaves[keys[i]]}, "required": ["a"]}, {"properties": {"b": leaves[keys[i + 10]]}}]})
 add("allOf-bounds", {"allOf": [{"type": "integer", "minimum": 0}, {"maximum": 50}, {"multipleOf": 10}]})
-add("allOf-strings", {"allOf": [{"type": "string", "minLength": 1}, {"maxLength": 4}, {"format": "ipv4"}]})
+add("allOf-strings", {"allOf": [{"type": "string", "minLength": 1}, {"maxLength": 9}, {"format": "ipv4"}]})
 
 # $ref and recursion.
 add("ref-defs", {"$defs": {"pt": {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}}, "required": ["x", "y"], "additionalProperties": False}},
