@@ -29,7 +29,7 @@ var formatRegexes = map[string]string{
 	// email: built in formatNode: a dot-atom local part of at most 63
 	// characters, then a hostname of at most 3 labels of at most 62
 	// characters (≤ 254 in all).
-	"email-local": atext + `+(?:\.` + atext + `+)*`,
+	"email-local":  atext + `+(?:\.` + atext + `+)*`,
 	"email-domain": label62 + `(?:\.` + label62 + `){0,2}`,
 	// uri: scheme "://" host [":" port] path [? query] [# fragment], with
 	// unreserved, sub-delim and percent-encoded characters only.
