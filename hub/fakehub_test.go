@@ -35,7 +35,7 @@ type fakeReq struct {
 // tests provoke. It is started with newFakeHub and stopped by t.Cleanup (or
 // earlier with stop, to prove the cache works without it).
 type fakeHub struct {
-	t   *testing.T
+	t   testing.TB
 	srv *httptest.Server
 
 	mu          sync.Mutex
@@ -50,7 +50,7 @@ type fakeHub struct {
 	reqs        []fakeReq
 }
 
-func newFakeHub(t *testing.T) *fakeHub {
+func newFakeHub(t testing.TB) *fakeHub {
 	t.Helper()
 	h := &fakeHub{t: t, repos: map[string]map[string]*fakeFile{}, gated: map[string]string{},
 		status: map[string]int{}, cutOnce: map[string]int{}, block: map[string]chan struct{}{}}
