@@ -148,13 +148,24 @@ func (c *compiler) dfaOf1(n *Node) (*DFA, error) {
 		}
 		return c.complement(d)
 	}
+	t0 := time.Now()
 	m, err := c.nfaOf(n)
 	if err != nil {
 		return nil, err
 	}
+	t1 := time.Now()
 	raw, err := c.determinize(m)
 	if err != nil {
 		return nil, err
 	}
-	return c.finish(raw)
+	t2 := time.Now()
+	d, err := c.finish(raw)
+	if st := c.opts.Stats; st != nil {
+		st.NFAStates += len(m.states)
+		st.RawDFAStates += len(raw.accept)
+		st.NFATime += t1.Sub(t0)
+		st.DetTime += t2.Sub(t1)
+		st.MinTime += time.Since(t2)
+	}
+	return d, err
 }

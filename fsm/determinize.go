@@ -167,12 +167,17 @@ func (c *compiler) determinize(m *nfa) (*rawDFA, error) {
 	var t setTable
 	t.off = []int32{0}
 	t.intern(nil) // id 0: the empty set, the dead state
-	r.trans = make([]int32, k, 64*k)
+	// Grammar NFAs determinize to roughly a quarter as many DFA states as
+	// NFA states; sizing the table for that avoids most regrowth.
+	r.trans = make([]int32, k, (len(m.states)/4+16)*k)
 	r.accept = []bool{false}
 
 	var work int64
 	addWork := func(n int) error {
 		work += int64(n)
+		if c.opts.Stats != nil {
+			c.opts.Stats.Work += int64(n)
+		}
 		if work > c.opts.MaxWork {
 			return limitErr(ErrTooMuchWork, c.opts.MaxWork, work)
 		}

@@ -27,48 +27,83 @@ import "slices"
 
 func (c *compiler) finish(r *rawDFA) (*DFA, error) {
 	n, k := len(r.accept), r.k
-	live := trim(r)
+	// One pass over the dense table collects the live-target edges; trim,
+	// minimization and the quotient then work on edges only, which for
+	// JSON automata (dozens of classes, most of them dead in any state) is
+	// several times less memory traffic than the dense table.
+	e := collectEdges(r)
+	live := trim(r, e)
 	if !live[r.start] {
 		return emptyDFA(), nil
 	}
-	// Dense indices of the live states.
+	// Keep the edges between live states; renumber live states densely.
 	idx := make([]int32, n)
-	var states []int32
+	nq := int32(0)
 	for s := range n {
 		idx[s] = -1
 		if live[s] {
-			idx[s] = int32(len(states))
-			states = append(states, int32(s))
+			idx[s] = nq
+			nq++
 		}
 	}
-	block := make([]int32, len(states)) // live state index → block
-	nb := len(states)
+	w := 0
+	for i := range e.src {
+		if live[e.src[i]] && live[e.dst[i]] {
+			e.src[w], e.dst[w], e.lab[w] = idx[e.src[i]], idx[e.dst[i]], e.lab[i]
+			w++
+		}
+	}
+	e.src, e.dst, e.lab = e.src[:w], e.dst[:w], e.lab[:w]
+	accept := make([]bool, nq)
+	for s := range n {
+		if live[s] {
+			accept[idx[s]] = r.accept[s]
+		}
+	}
+	block := make([]int32, nq)
+	nb := int(nq)
 	if c.opts.NoMinimize {
 		for i := range block {
 			block[i] = int32(i)
 		}
 	} else {
-		nb = minimize(r, live, idx, states, block)
+		nb = minimize(int(nq), e, accept, block)
 	}
-	// Build the quotient: block b becomes state b+1.
+	// The quotient: block b becomes state b+1; equivalent states write the
+	// same entries.
 	trans := make([]int32, (nb+1)*k)
-	accept := make([]bool, nb+1)
-	done := make([]bool, nb)
-	for i, s := range states {
-		b := block[i]
-		if done[b] {
-			continue
-		}
-		done[b] = true
-		accept[b+1] = r.accept[s]
-		row := r.trans[int(s)*k : int(s)*k+k]
-		for cl, t := range row {
-			if t != 0 && live[t] {
-				trans[int(b+1)*k+cl] = block[idx[t]] + 1
+	qaccept := make([]bool, nb+1)
+	for q := range nq {
+		qaccept[block[q]+1] = accept[q]
+	}
+	for i := range e.src {
+		trans[int(block[e.src[i]]+1)*k+int(e.lab[i])] = block[e.dst[i]] + 1
+	}
+	return canon(r.classes, k, trans, qaccept, block[idx[r.start]]+1), nil
+}
+
+// edges is a sparse transition list: src --lab--> dst.
+type edges struct {
+	src, dst []int32
+	lab      []uint8
+}
+
+// collectEdges lists the transitions of r that do not go to state 0, in
+// source-major order.
+func collectEdges(r *rawDFA) edges {
+	n, k := len(r.accept), r.k
+	est := 2 * n
+	e := edges{src: make([]int32, 0, est), dst: make([]int32, 0, est), lab: make([]uint8, 0, est)}
+	for s := 1; s < n; s++ {
+		for cl, t := range r.trans[s*k : s*k+k] {
+			if t != 0 {
+				e.src = append(e.src, int32(s))
+				e.dst = append(e.dst, t)
+				e.lab = append(e.lab, uint8(cl))
 			}
 		}
 	}
-	return canon(r.classes, k, trans, accept, block[idx[r.start]]+1), nil
+	return e
 }
 
 func emptyDFA() *DFA {
@@ -76,29 +111,21 @@ func emptyDFA() *DFA {
 }
 
 // trim returns which states can reach an accepting state.
-func trim(r *rawDFA) []bool {
-	n, k := len(r.accept), r.k
+func trim(r *rawDFA, e edges) []bool {
+	n := len(r.accept)
 	// Predecessor lists by counting sort on the target.
 	cnt := make([]int32, n+1)
-	for s := 1; s < n; s++ {
-		for _, t := range r.trans[s*k : s*k+k] {
-			if t != 0 {
-				cnt[t+1]++
-			}
-		}
+	for _, t := range e.dst {
+		cnt[t+1]++
 	}
 	for i := 1; i <= n; i++ {
 		cnt[i] += cnt[i-1]
 	}
-	preds := make([]int32, cnt[n])
+	preds := make([]int32, len(e.dst))
 	pos := slices.Clone(cnt[:n])
-	for s := 1; s < n; s++ {
-		for _, t := range r.trans[s*k : s*k+k] {
-			if t != 0 {
-				preds[pos[t]] = int32(s)
-				pos[t]++
-			}
-		}
+	for i, t := range e.dst {
+		preds[pos[t]] = e.src[i]
+		pos[t]++
 	}
 	live := make([]bool, n)
 	var queue []int32
@@ -135,10 +162,11 @@ type partition struct {
 }
 
 func newPartition(n int) *partition {
+	buf := make([]int32, 3*n+4*(n+1))
 	p := &partition{
-		elems: make([]int32, n), loc: make([]int32, n), set: make([]int32, n),
-		first: make([]int32, n+1), past: make([]int32, n+1),
-		marked: make([]int32, n+1), touched: make([]int32, n+1),
+		elems: buf[:n:n], loc: buf[n : 2*n : 2*n], set: buf[2*n : 3*n : 3*n],
+		first: buf[3*n : 4*n+1 : 4*n+1], past: buf[4*n+1 : 5*n+2 : 5*n+2],
+		marked: buf[5*n+2 : 6*n+3 : 6*n+3], touched: buf[6*n+3:],
 	}
 	for i := range n {
 		p.elems[i], p.loc[i] = int32(i), int32(i)
@@ -191,35 +219,16 @@ func (p *partition) split() {
 	}
 }
 
-// minimize computes the coarsest partition of the live states compatible
-// with acceptance and transitions; it fills block (by dense index) and
-// returns the number of blocks.
-func minimize(r *rawDFA, live []bool, idx, states []int32, block []int32) int {
-	k := r.k
-	nq := len(states)
-	// Transitions among live states, grouped by label (counting sort).
-	m := 0
-	for _, s := range states {
-		for _, t := range r.trans[int(s)*k : int(s)*k+k] {
-			if t != 0 && live[t] {
-				m++
-			}
-		}
-	}
-	tail, head, label := make([]int32, 0, m), make([]int32, 0, m), make([]uint8, 0, m)
-	for i, s := range states {
-		for cl, t := range r.trans[int(s)*k : int(s)*k+k] {
-			if t != 0 && live[t] {
-				tail = append(tail, int32(i))
-				head = append(head, idx[t])
-				label = append(label, uint8(cl))
-			}
-		}
-	}
+// minimize computes the coarsest partition of the nq states compatible
+// with acceptance and the transitions e (all between states 0..nq-1); it
+// fills block and returns the number of blocks.
+func minimize(nq int, e edges, accept []bool, block []int32) int {
+	tail, head, label := e.src, e.dst, e.lab
+	m := len(tail)
 	blocks := newPartition(nq)
-	for i, s := range states {
-		if r.accept[s] {
-			blocks.mark(int32(i))
+	for q := range nq {
+		if accept[q] {
+			blocks.mark(int32(q))
 		}
 	}
 	blocks.split()

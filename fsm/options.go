@@ -24,6 +24,10 @@ type Options struct {
 	// away). It is polled together with Timeout, every few thousand steps.
 	Context context.Context
 
+	// Stats, if non-nil, receives counters of the build (for fsmdump,
+	// benchmarks and logs); it is written, never read.
+	Stats *Stats
+
 	// NoMinimize skips Hopcroft minimization (trimming still happens). Only
 	// for debugging and for measuring what minimization buys.
 	NoMinimize bool
@@ -99,4 +103,15 @@ func (o Options) withDefaults() Options {
 		o.Timeout = 0 // no deadline
 	}
 	return o
+}
+
+// Stats describes one Compile call. Counts add up over all the automata the
+// call builds (intersections and complements build several).
+type Stats struct {
+	NFAStates    int           // Thompson NFA states built
+	RawDFAStates int           // subset-construction and product states, before trimming and minimization
+	Work         int64         // determinization work (see Options.MaxWork)
+	NFATime      time.Duration // building NFAs
+	DetTime      time.Duration // subset construction and products
+	MinTime      time.Duration // trimming, minimization and renumbering
 }
