@@ -98,8 +98,9 @@ type maskScratch struct {
 	stack   trieStack
 	bits    []uint64 // words+1 for the sentinel bit
 	visited map[uint64]int32
-	layer   []uNode
-	next    []uNode
+	cur     []StateID // sliceBounds' layers
+	next    []StateID
+	stack2  []uNode
 }
 
 // NewConstraint pairs d with the vocabulary ti. It checks d's invariants
@@ -292,26 +293,28 @@ func (c *Constraint) maskFor(q StateID) (*maskEntry, error) {
 
 // computeBits computes the mask of state q into sc.bits and returns its
 // first words words (the sentinel bit cleared). With slicing, string-safe
-// slices whose tokens all keep q alive are ORed in whole (safeChars) and
+// slices whose tokens all keep q alive are ORed in whole (sliceBounds) and
 // only the others are walked; the result is the same as the plain walk.
 func (c *Constraint) computeBits(q StateID, sc *maskScratch, slicing bool) []uint64 {
 	ti := c.ti
 	w := sc.bits
 	clear(w)
 	start := uint32(q) * uint32(c.k)
-	safe := 0
+	safe, dead := 0, noBound
 	if slicing && len(ti.slices) > 0 {
-		safe = c.safeChars(q, sc)
+		safe, dead = c.sliceBounds(q, sc)
 	}
-	if safe >= ti.minSliceChars {
-		// Some slice applies: OR those in, walk the others and the rest.
-		for i := range ti.slices {
-			s := &ti.slices[i]
-			if s.maxChars <= safe {
-				for j, x := range s.bits {
-					w[j] |= x
-				}
-			} else {
+	if len(ti.slices) > 0 && safe >= ti.slices[0].maxChars {
+		// Some slice applies: OR in those that all keep q alive (one
+		// cumulative mask), skip those that all kill it, walk the others
+		// and the rest.
+		i := 0
+		for i+1 < len(ti.slices) && ti.slices[i+1].maxChars <= safe {
+			i++
+		}
+		copy(w, ti.slices[i].cum)
+		for j := i + 1; j < len(ti.slices); j++ {
+			if s := &ti.slices[j]; s.minChars < dead {
 				s.trie.walk(c.trans, &c.classes, start, w, &sc.stack)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"slices"
 	"sync"
 	"unicode/utf8"
 )
@@ -30,8 +31,14 @@ const SpecialPrefix = 0xFF
 // §1.5). A token is string-safe when it is complete, valid UTF-8 and every
 // character is allowed inside a JSON string body without escaping. The
 // string-safe tokens are split by length in characters; every other token is
-// in the "rest" trie.
-var sliceBounds = []int{10, 30} // slices: 1–10, 11–30, 31+ characters
+// in the "rest" trie. llguidance uses three slices (1–10, 11–30, 31+), which
+// suit unbounded strings; a DFA also unrolls bounded strings (maxLength) into
+// one state per remaining character, so short lengths get a slice each: with
+// r characters left, the slices up to r are ORed in and the longer ones are
+// skipped outright (mask_slicer.go), and nothing but the rest trie is walked.
+// sliceLimits are the upper bounds (in characters) of all slices but the
+// last, which is unbounded.
+var sliceLimits = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 24, 32, 48}
 
 // stringSafeRune reports whether r may appear unescaped in a JSON string body
 // under every string policy this project uses: not '"', not '\\', not a C0
@@ -42,12 +49,14 @@ func stringSafeRune(r rune) bool {
 	return r >= 0x20 && r != '"' && r != '\\' && (r < 0x7F || r > 0x9F) && r != utf8.RuneError
 }
 
-// tokenSlice is one slice of string-safe tokens with at most maxChars
-// characters each, with its trie and its full mask.
+// tokenSlice is one slice of string-safe tokens of minChars to maxChars
+// characters, with its trie, its mask, and the OR of its mask with those of
+// every shorter slice (so that a prefix of the slices costs one OR).
 type tokenSlice struct {
-	maxChars int
-	trie     trie
-	bits     []uint64 // one bit per token of the slice; len = TokenIndex.words
+	minChars, maxChars int
+	trie               trie
+	bits               []uint64 // the slice's tokens; len = TokenIndex.words
+	cum                []uint64 // the tokens of this slice and all shorter ones
 }
 
 // TokenIndex is a vocabulary prepared for mask computation: the raw bytes of
@@ -64,14 +73,13 @@ type TokenIndex struct {
 	isEOS     []bool
 	fp        Fingerprint
 
-	full          trie      // every non-EOS token of at most trieMaxDepth bytes
-	long          []TokenID // non-EOS tokens longer than trieMaxDepth bytes
-	slices        []tokenSlice
-	rest          trie // tokens of full that are in no slice
-	maxChars      int  // the largest maxChars over slices (0 if none)
-	minSliceChars int  // the smallest maxChars over slices (MaxInt if none)
-	trieBytes     int64
-	scratch       sync.Pool // *maskScratch, shared by every Constraint on this index
+	full      trie      // every non-EOS token of at most trieMaxDepth bytes
+	long      []TokenID // non-EOS tokens longer than trieMaxDepth bytes
+	slices    []tokenSlice
+	rest      trie // tokens of full that are in no slice
+	maxChars  int  // the largest maxChars over slices (0 if none)
+	trieBytes int64
+	scratch   sync.Pool // *maskScratch, shared by every Constraint on this index
 }
 
 // newScratch returns fresh mask scratch sized for this vocabulary.
@@ -144,8 +152,9 @@ func NewTokenIndex(tokens [][]byte, eos []TokenID, width int) (*TokenIndex, erro
 	// Partition the trie tokens: full trie, long list, slices, rest.
 	sentinel := uint32(n)
 	var fullIDs, restIDs []TokenID
-	sliceIDs := make([][]TokenID, len(sliceBounds)+1)
-	sliceMax := make([]int, len(sliceBounds)+1)
+	sliceIDs := make([][]TokenID, len(sliceLimits)+1)
+	sliceMin := make([]int, len(sliceLimits)+1)
+	sliceMax := make([]int, len(sliceLimits)+1)
 	for id, t := range ti.tokens {
 		switch {
 		case len(t) == 0:
@@ -160,9 +169,9 @@ func NewTokenIndex(tokens [][]byte, eos []TokenID, width int) (*TokenIndex, erro
 			restIDs = append(restIDs, TokenID(id))
 			continue
 		}
-		k := 0
-		for k < len(sliceBounds) && chars > sliceBounds[k] {
-			k++
+		k, _ := slices.BinarySearch(sliceLimits, chars)
+		if len(sliceIDs[k]) == 0 || chars < sliceMin[k] {
+			sliceMin[k] = chars
 		}
 		sliceIDs[k] = append(sliceIDs[k], TokenID(id))
 		sliceMax[k] = max(sliceMax[k], chars)
@@ -172,19 +181,22 @@ func NewTokenIndex(tokens [][]byte, eos []TokenID, width int) (*TokenIndex, erro
 	if len(ti.full.nodes) > trieMaxNodes {
 		return nil, tokLimitError(ErrBadVocabulary, "token trie nodes", trieMaxNodes, int64(len(ti.full.nodes)))
 	}
-	ti.minSliceChars = int(^uint(0) >> 1)
+	cum := make([]uint64, ti.words)
 	for k, ids := range sliceIDs {
 		if len(ids) == 0 {
 			continue
 		}
-		s := tokenSlice{maxChars: sliceMax[k], trie: buildTrie(ti.tokens, ids, sentinel), bits: make([]uint64, ti.words)}
+		s := tokenSlice{minChars: sliceMin[k], maxChars: sliceMax[k], trie: buildTrie(ti.tokens, ids, sentinel), bits: make([]uint64, ti.words)}
 		for _, id := range ids {
 			s.bits[id>>6] |= 1 << (uint(id) & 63)
 		}
+		for i, x := range s.bits {
+			cum[i] |= x
+		}
+		s.cum = slices.Clone(cum)
 		ti.slices = append(ti.slices, s)
 		ti.maxChars = max(ti.maxChars, s.maxChars)
-		ti.minSliceChars = min(ti.minSliceChars, s.maxChars)
-		ti.trieBytes += int64(len(s.trie.nodes))*8 + int64(len(s.bits))*8
+		ti.trieBytes += int64(len(s.trie.nodes))*8 + int64(len(s.bits)+len(s.cum))*8
 	}
 	ti.trieBytes += int64(len(ti.full.nodes)+len(ti.rest.nodes)) * 8
 	return ti, nil

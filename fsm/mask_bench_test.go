@@ -21,6 +21,7 @@ func BenchmarkMask(b *testing.B) {
 	body := str.Run(str.Start, []byte(`"`))
 	bounded := tokStringDFA(64)
 	bbody := bounded.Run(bounded.Start, []byte(`"abcdefghijklmnopqrstuvwxyz0123456789`)) // 27 chars left
+	bbody5 := bounded.Run(bounded.Start, []byte(`"abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvw`)) // 5 chars left
 	obj := tokJSONObjectDFA()
 	objStart := obj.Start
 	cold := func(b *testing.B, d *DFA, q StateID, slicing bool) {
@@ -37,6 +38,8 @@ func BenchmarkMask(b *testing.B) {
 	b.Run("cold/string-body/plain", func(b *testing.B) { cold(b, str, body, false) })
 	b.Run("cold/bounded-27-left/sliced", func(b *testing.B) { cold(b, bounded, bbody, true) })
 	b.Run("cold/bounded-27-left/plain", func(b *testing.B) { cold(b, bounded, bbody, false) })
+	b.Run("cold/bounded-5-left/sliced", func(b *testing.B) { cold(b, bounded, bbody5, true) })
+	b.Run("cold/bounded-5-left/plain", func(b *testing.B) { cold(b, bounded, bbody5, false) })
 	b.Run("cold/sparse-object-start/sliced", func(b *testing.B) { cold(b, obj, objStart, true) })
 	b.Run("cold/sparse-object-start/plain", func(b *testing.B) { cold(b, obj, objStart, false) })
 	b.Run("cached/string-body", func(b *testing.B) {

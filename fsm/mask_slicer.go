@@ -1,5 +1,7 @@
 package fsm
 
+import "slices"
+
 // The slicer, adapted to a DFA (constrained-decoding.md §1.5, after
 // llguidance's docs/optimizations.md).
 //
@@ -10,33 +12,39 @@ package fsm
 // length in characters (1–10, 11–30, 31+), each with its own trie and a
 // precomputed full mask; all other tokens form the "rest" trie.
 //
-// For a DFA state q, safe(q) is the largest n such that every string of at
-// most n string-safe characters keeps q alive. Every token of a slice whose
-// longest token has at most safe(q) characters is then allowed in q, so
-// mask(q) = OR of those slices' masks, plus a walk of the other slices'
-// tries and of the rest trie. The result is exactly the plain walk's. An
-// unbounded string body has safe = ∞ (all slices apply, only the rest trie,
-// a few thousand tokens, is walked); a maxLength body with 15 characters left
-// has safe = 15; a state outside strings has safe = 0 (nothing applies, and
-// the walks prune early anyway).
+// For a DFA state q, two numbers decide what a slice costs:
 //
-// safe(q) comes from a search over the product of the DFA with U, the small
-// UTF-8 automaton of the string-safe class: node (s, u), where u is the
-// position inside a UTF-8 character (0 = at a boundary). Reading a byte from
-// u = 0 starts a character and costs 1; other bytes cost 0. A byte allowed by
-// U that sends s to the dead state "kills" at cost = characters started. The
-// smallest kill cost k gives safe(q) = k-1. The search is a layered 0-1 BFS
-// from (q, 0) over byte classes (each (DFA class, U successor) pair once), so
-// it touches only states reachable by string-safe text: a few nodes for a
-// string body, ~9·n for a bounded body with n characters left. It stops as
-// soon as the answer is known, once it passes the longest slice token
-// (nothing more to gain), or when it runs out of fuel; then it returns a
-// smaller, still sound, value.
+//   - safe(q): the largest n such that every string of at most n
+//     string-safe characters keeps q alive. Every token of a slice whose
+//     longest token has at most safe(q) characters is allowed in q, so those
+//     slices are ORed in (one OR of a precomputed cumulative mask).
+//   - dead(q): the smallest n such that every string of n string-safe
+//     characters kills q. No token of a slice whose shortest token has at
+//     least dead(q) characters is allowed, so those slices are skipped.
+//
+// The slices in between are walked, and so is the rest trie. The result is
+// exactly the plain walk's. An unbounded string body has safe = dead = ∞
+// (all slices apply; only the rest trie, a few thousand tokens, is walked);
+// a maxLength body with r characters left has safe = r and dead = r+1, so
+// with one slice per short length nothing but the rest trie is walked; a
+// state outside strings has safe = 0 (nothing applies, and the code falls
+// back to one walk of the full trie, which prunes early there anyway).
+//
+// Both come from the exact-length reachable sets R_n: the states reachable
+// from q by exactly n string-safe characters, each character read through
+// U, the small UTF-8 automaton of the string-safe class (a byte read from a
+// node (s, u) that U allows but the DFA sends to dead is a "kill"). safe(q)
+// is n when the first kill happens while reading character n+1; dead(q) is
+// n when R_n is empty. The layers stop at a fixed point (R_{n+1} = R_n, so
+// nothing new can happen: the unbounded body stops after one character),
+// past the longest slice token (nothing more to gain), or when the work
+// budget runs out; each exit returns sound values (safe never too high,
+// dead never too low).
 
 // utf8SafeStates is the number of states of U.
 const utf8SafeStates = 9
 
-// slicerFuel bounds the product nodes one safeChars search expands; past it
+// slicerFuel bounds the product nodes one sliceBounds search expands; past it
 // the search returns a sound under-approximation. 20k nodes is ~0.2 ms,
 // well under the walk it may save.
 const slicerFuel = 20000
@@ -96,7 +104,7 @@ type uEdge struct {
 	next  uint8
 }
 
-// uNode is a node of the product search.
+// uNode is a node of the product search: a DFA state inside a character.
 type uNode struct {
 	s StateID
 	u uint8
@@ -120,65 +128,87 @@ func (c *Constraint) initUEdges() {
 	}
 }
 
-// safeChars returns a sound under-approximation of safe(q) (see the file
-// comment), capped at the longest slice token: any value ≥ that cap means
-// every slice applies.
-func (c *Constraint) safeChars(q StateID, sc *maskScratch) int {
+// noBound stands for ∞ in sliceBounds' results.
+const noBound = int(^uint(0) >> 1)
+
+// sliceBounds returns sound approximations of safe(q) and dead(q) (see the
+// file comment): every string of at most safe string-safe characters keeps q
+// alive, and every string of dead or more kills it (noBound: unknown or ∞).
+func (c *Constraint) sliceBounds(q StateID, sc *maskScratch) (safe, dead int) {
 	c.uOnce.Do(c.initUEdges)
 	limit := c.ti.maxChars
-	if sc.visited == nil || len(sc.visited) > 256 {
-		// A fresh map: clearing a map that once grew large costs its
-		// capacity on every later call.
-		sc.visited = make(map[uint64]int32)
-	} else {
-		clear(sc.visited)
-	}
-	key := func(s StateID, u uint8) uint64 { return uint64(s)<<8 | uint64(u) }
 	trans, k := c.dfa.Trans, c.k
-	best := int(^uint(0) >> 1) // smallest kill cost found
-	layer := append(sc.layer[:0], uNode{s: q})
+	cur := append(sc.cur[:0], q) // R_n, sorted, no duplicates
 	next := sc.next[:0]
-	sc.visited[key(q, 0)] = 0
+	stack := sc.stack2[:0]
+	defer func() { sc.cur, sc.next, sc.stack2 = cur, next, stack }()
+	safe = -1 // set at the first kill
 	fuel := slicerFuel
-	for d := 0; ; d++ {
-		// Expand layer d; zero-cost successors join it as we go.
-		for i := 0; i < len(layer); i++ {
-			if fuel--; fuel < 0 {
-				sc.layer, sc.next = layer, next
-				return min(best, d) - 1
-			}
-			nd := layer[i]
-			cost := d
-			if nd.u == 0 {
-				cost++
-			}
-			row := int(nd.s) * k
-			for _, e := range c.uEdges[nd.u] {
-				t := trans[row+int(e.class)]
-				if t == DeadState {
-					best = min(best, cost)
-					continue
+	for n := 0; ; n++ {
+		// Read one more character from every state of R_n.
+		if sc.visited == nil || len(sc.visited) > 256 {
+			// A fresh map: clearing a map that once grew large costs its
+			// capacity on every later call.
+			sc.visited = make(map[uint64]int32)
+		} else {
+			clear(sc.visited)
+		}
+		next = next[:0]
+		killed := false
+		for _, s0 := range cur {
+			stack = append(stack[:0], uNode{s: s0})
+			for len(stack) > 0 {
+				nd := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if fuel--; fuel < 0 {
+					// R_n is known and no kill happened within n characters.
+					if safe < 0 {
+						safe = n
+					}
+					return safe, noBound
 				}
-				kk := key(t, e.next)
-				if old, ok := sc.visited[kk]; ok && int(old) <= cost {
-					continue
-				}
-				sc.visited[kk] = int32(cost)
-				if cost == d {
-					layer = append(layer, uNode{s: t, u: e.next})
-				} else {
-					next = append(next, uNode{s: t, u: e.next})
+				row := int(nd.s) * k
+				for _, e := range c.uEdges[nd.u] {
+					t := trans[row+int(e.class)]
+					if t == DeadState {
+						killed = true
+						continue
+					}
+					key := uint64(t)<<8 | uint64(e.next)
+					if _, ok := sc.visited[key]; ok {
+						continue
+					}
+					sc.visited[key] = 0
+					if e.next == 0 {
+						next = append(next, t)
+					} else {
+						stack = append(stack, uNode{s: t, u: e.next})
+					}
 				}
 			}
 		}
-		// Every kill still to find costs at least d+1.
-		if best <= d+1 || len(next) == 0 || d >= limit {
-			sc.layer, sc.next = layer, next
-			if best > d+1 && len(next) == 0 {
-				return limit + d // no string-safe text ever kills q
-			}
-			return min(best, d+1) - 1
+		if killed && safe < 0 {
+			safe = n // some string of n+1 characters kills q, none shorter
 		}
-		layer, next = next, layer[:0]
+		if len(next) == 0 {
+			return max(safe, 0), n + 1 // every string of n+1 characters kills q
+		}
+		slices.Sort(next)
+		switch {
+		case slices.Equal(next, cur):
+			// A fixed point: every later layer is the same set, so the
+			// kill status of every later character is this one's.
+			if safe < 0 {
+				safe = noBound
+			}
+			return safe, noBound
+		case n+1 > limit:
+			// No token is longer than limit characters: nothing to gain.
+			if safe < 0 {
+				safe = n + 1
+			}
+			return safe, noBound
+		}
+		cur, next = next, cur
 	}
 }

@@ -136,25 +136,38 @@ func TestSlicedEqualsPlain(t *testing.T) {
 	}
 }
 
-// TestSafeChars checks safe(q) on bounded and unbounded string bodies.
-func TestSafeChars(t *testing.T) {
+// tokDigitsDFA accepts [0-9]+.
+func tokDigitsDFA() *DFA {
+	b := newTokDFABuilder()
+	start, digs := b.state(), b.state()
+	b.add(start, '0', '9', digs)
+	b.add(digs, '0', '9', digs)
+	b.accept[digs] = true
+	return b.build(start)
+}
+
+// TestSliceBounds checks safe(q) and dead(q) on string bodies and others.
+func TestSliceBounds(t *testing.T) {
 	ti := tokCl100kIndex(t)
-	sc := &maskScratch{}
+	sc := ti.newScratch()
+	const inf = noBound
 	tests := []struct {
-		name   string
-		d      *DFA
-		prefix string
-		want   int // -1: at least the longest slice token
+		name       string
+		d          *DFA
+		prefix     string
+		safe, dead int // safe == inf: at least the longest slice token
 	}{
-		{"unbounded body", tokStringDFA(-1), `"`, -1},
-		{"unbounded after text", tokStringDFA(-1), `"abc é`, -1},
-		{"max 40, 0 used", tokStringDFA(40), `"`, 40},
-		{"max 40, 15 used", tokStringDFA(40), `"abcdefghijklmn😀`, 25},
-		{"max 5, mid-char", tokStringDFA(5), "\"ab\xc3", 0}, // slice tokens start at a boundary
-		{"max 5, full", tokStringDFA(5), `"abcde`, 0},
-		{"before the string", tokStringDFA(-1), ``, 0},
-		{"after the string", tokStringDFA(-1), `"a"`, 0},
-		{"keyword", testDFAFromStrings("nullable"), `nu`, 0},
+		{"unbounded body", tokStringDFA(-1), `"`, inf, inf},
+		{"unbounded after text", tokStringDFA(-1), `"abc é`, inf, inf},
+		{"max 40, 0 used", tokStringDFA(40), `"`, 40, 41},
+		{"max 40, 15 used", tokStringDFA(40), `"abcdefghijklmn😀`, 25, 26},
+		{"max 5, mid-char", tokStringDFA(5), "\"ab\xc3", 0, 1}, // slice tokens start at a boundary
+		{"max 5, full", tokStringDFA(5), `"abcde`, 0, 1},
+		{"before the string", tokStringDFA(-1), ``, 0, 1},
+		{"after the string", tokStringDFA(-1), `"a"`, 0, 1},
+		{"keyword", testDFAFromStrings("nullable"), `nu`, 0, 7},
+		{"digits", tokDigitsDFA(), `1`, 0, inf},
+		{"object start", tokJSONObjectDFA(), ``, 0, 2}, // "{" is string-safe, "\"" is not
 	}
 	for _, tt := range tests {
 		c := tokMustConstraint(t, tt.d, ti, ConstraintOptions{})
@@ -162,13 +175,9 @@ func TestSafeChars(t *testing.T) {
 		if q == DeadState {
 			t.Fatalf("%s: prefix %q is rejected", tt.name, tt.prefix)
 		}
-		got := c.safeChars(q, sc)
-		if tt.want < 0 {
-			if got < ti.maxChars {
-				t.Errorf("%s: safeChars = %d, want ≥ %d", tt.name, got, ti.maxChars)
-			}
-		} else if got != tt.want {
-			t.Errorf("%s: safeChars = %d, want %d", tt.name, got, tt.want)
+		safe, dead := c.sliceBounds(q, sc)
+		if (tt.safe == inf && safe < ti.maxChars) || (tt.safe != inf && safe != tt.safe) || dead != tt.dead {
+			t.Errorf("%s: sliceBounds = %d, %d; want %d, %d", tt.name, safe, dead, tt.safe, tt.dead)
 		}
 	}
 }
