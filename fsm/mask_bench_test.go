@@ -20,7 +20,7 @@ func BenchmarkMask(b *testing.B) {
 	str := tokStringDFA(-1)
 	body := str.Run(str.Start, []byte(`"`))
 	bounded := tokStringDFA(64)
-	bbody := bounded.Run(bounded.Start, []byte(`"abcdefghijklmnopqrstuvwxyz0123456789`)) // 27 chars left
+	bbody := bounded.Run(bounded.Start, []byte(`"abcdefghijklmnopqrstuvwxyz0123456789`))                         // 27 chars left
 	bbody5 := bounded.Run(bounded.Start, []byte(`"abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvw`)) // 5 chars left
 	obj := tokJSONObjectDFA()
 	objStart := obj.Start
