@@ -28,7 +28,7 @@ func LoadHF(path string) (*Vocabulary, error) {
 func (f *HFFile) Vocabulary() (*Vocabulary, error) {
 	n := len(f.Vocab)
 	for _, a := range f.Added {
-		if a.ID < 0 || a.ID > 1<<30 {
+		if a.ID < 0 || a.ID > maxTokenID {
 			return nil, errorf(CodeInvalid, f.Path+": added_tokens", nil, "token %q has id %d", a.Content, a.ID)
 		}
 		n = max(n, int(a.ID)+1)

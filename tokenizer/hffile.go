@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -177,6 +178,24 @@ func ReadHFFile(path string) (*HFFile, error) {
 	if err != nil {
 		return nil, errorf(CodeIO, path, err, "read tokenizer.json")
 	}
+	f, err := parseHFFile(data, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.readConfig(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// maxTokenID bounds token ids read from files: the largest vocabularies
+// have a few hundred thousand tokens, and a bound keeps a corrupt id from
+// allocating gigabytes of token table.
+const maxTokenID = 1 << 21
+
+// parseHFFile parses the contents of a tokenizer.json; path is only used
+// in errors.
+func parseHFFile(data []byte, path string) (*HFFile, error) {
 	f := &HFFile{Path: path, Pre: "default"}
 	if err := json.Unmarshal(data, &f.raw); err != nil {
 		return nil, errorf(CodeSyntax, path, err, "parse tokenizer.json")
@@ -192,8 +211,10 @@ func ReadHFFile(path string) (*HFFile, error) {
 	if err := f.detect(); err != nil {
 		return nil, err
 	}
-	if err := f.readConfig(filepath.Dir(path)); err != nil {
-		return nil, err
+	for i, a := range f.Added {
+		if a.ID < 0 || a.ID > maxTokenID {
+			return nil, errorf(CodeInvalid, fmt.Sprintf("%s: added_tokens[%d]", path, i), nil, "token %q has id %d", a.Content, a.ID)
+		}
 	}
 	return f, nil
 }
@@ -212,7 +233,7 @@ func (f *HFFile) readVocab() error {
 		}
 		maxID := -1
 		for tok, id := range m {
-			if id < 0 || id > 1<<30 {
+			if id < 0 || id > maxTokenID {
 				return errorf(CodeInvalid, place, nil, "token %q has id %d", tok, id)
 			}
 			maxID = max(maxID, id)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
@@ -107,6 +108,12 @@ func (l literalMatcher) findAll(s string, f func(start, end int)) {
 	}
 }
 
+// regexTimeout bounds one regex search. The pre-tokenizer patterns of real
+// tokenizers run in linear time (microseconds per match); the bound only
+// stops a pathological pattern from hanging Encode. When it fires, the
+// rest of the piece is left unsplit.
+const regexTimeout = 2 * time.Second
+
 // regexMatcher runs a regexp2 pattern (.NET/Oniguruma-like syntax with
 // look-around, as tokenizer.json patterns need). regexp2 works on runes;
 // matches are mapped back to byte offsets, with each invalid UTF-8 byte
@@ -135,6 +142,7 @@ func compileRegex(expr, place string) (matcher, error) {
 	if err != nil {
 		return nil, errorf(CodeUnsupported, place, err, "regex %q", expr)
 	}
+	re.MatchTimeout = regexTimeout
 	return regexMatcher{re}, nil
 }
 
@@ -146,6 +154,10 @@ func buildPattern(raw json.RawMessage, place string) (matcher, error) {
 	switch {
 	case p.String != nil:
 		return literalMatcher(*p.String), nil
+	case p.Regex != nil && *p.Regex == llama3Regex:
+		return llamaSplit{maxDigits: 3}, nil
+	case p.Regex != nil && *p.Regex == qwen2Regex:
+		return llamaSplit{maxDigits: 1}, nil
 	case p.Regex != nil:
 		return compileRegex(*p.Regex, place)
 	}
