@@ -36,8 +36,9 @@ func (c *denseConstraint) Forced(max int) []TokenID    { return nil }
 func (c *denseConstraint) Rollback(n int) error        { return nil }
 
 // BenchmarkGenerate reports the loop's cost per output token with 4 slots
-// generating 64 tokens each, without and with a constraint; the engine
-// costs nothing, so this is the runner's and sampler's own overhead.
+// generating 64 tokens each, without and with a constraint, with the slots'
+// sampling serial (the default) or concurrent; the engine costs nothing, so
+// this is the runner's and sampler's own overhead.
 func BenchmarkGenerate(b *testing.B) {
 	for _, vocab := range []int{32000, 128256} {
 		r := rand.New(rand.NewPCG(1, 1))
@@ -51,10 +52,11 @@ func BenchmarkGenerate(b *testing.B) {
 				mask[i>>6] |= 1 << (uint(i) & 63)
 			}
 		}
-		for _, constrained := range []bool{false, true} {
-			b.Run(fmt.Sprintf("vocab=%d/constrained=%v", vocab, constrained), func(b *testing.B) {
+		for _, mode := range []struct{ constrained, parallel bool }{{false, false}, {true, false}, {true, true}} {
+			constrained := mode.constrained
+			b.Run(fmt.Sprintf("vocab=%d/constrained=%v/parallel=%v", vocab, constrained, mode.parallel), func(b *testing.B) {
 				eng := &rowEngine{row: row}
-				rn, err := New(eng, Config{Slots: 4, ContextSize: 4096})
+				rn, err := New(eng, Config{Slots: 4, ContextSize: 4096, ParallelSampling: mode.parallel})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -40,7 +40,7 @@ func TestWithFSMMatcher(t *testing.T) {
 		t.Fatalf("NewConstraint = %v", err)
 	}
 	detok := func(id TokenID) []byte { return tokens[id] }
-	r, _ := start(t, Config{Slots: 3, Detokenize: detok})
+	r, _ := start(t, Config{Slots: 3, Detokenize: detok, ParallelSampling: true})
 	re := regexp.MustCompile(`^` + pattern + `$`)
 	var chans []<-chan Event
 	for seed := range 12 {

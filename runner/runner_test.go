@@ -127,7 +127,13 @@ func TestBatchedEqualsAlone(t *testing.T) {
 
 	// Staggered admissions, made deterministic: request 0 is submitted
 	// first, and each later one from inside the engine, every second decode.
-	r, eng := start(t, Config{Slots: 3, PrefillChunk: 4, BatchSize: 9})
+	for _, parallel := range []bool{false, true} {
+		t.Run(fmt.Sprintf("parallel=%v", parallel), func(t *testing.T) { testBatched(t, reqs, want, parallel) })
+	}
+}
+
+func testBatched(t *testing.T, reqs []Request, want []result, parallel bool) {
+	r, eng := start(t, Config{Slots: 3, PrefillChunk: 4, BatchSize: 9, ParallelSampling: parallel})
 	type sub struct {
 		i  int
 		ch <-chan Event
@@ -465,7 +471,7 @@ func batchTokens(bs []Batch) [][]TokenID {
 // the script allowed at its step, and an accepting, non-terminating script
 // ends with EOS.
 func TestConstraintHonoured(t *testing.T) {
-	r, _ := start(t, Config{Slots: 3})
+	r, _ := start(t, Config{Slots: 3, ParallelSampling: true})
 	var chans []<-chan Event
 	var scripts []*scriptConstraint
 	for i := range 12 {
@@ -666,5 +672,28 @@ func TestLogitsError(t *testing.T) {
 	// The slot is free and its KV dropped: the next request runs normally.
 	if res := collect(t, submit(t, r, Request{Prompt: prompt(2, 3), MaxTokens: 2})); len(res.tokens) != 2 {
 		t.Errorf("next request: %v, want 2 tokens", res)
+	}
+}
+
+// TestParallelFinish checks that a request ending during the parallel
+// phase of a step has its KV cells dropped and its slot freed before its
+// final event arrives, while its neighbour runs on.
+func TestParallelFinish(t *testing.T) {
+	r, eng := start(t, Config{Slots: 2, ParallelSampling: true})
+	bad := newScript(testEOS, true, []TokenID{1, 2}, []TokenID{3, 4}, []TokenID{5, 6})
+	bad.failAt = 2
+	good := Request{Prompt: prompt(3, 3), MaxTokens: 12, Params: sampler.Params{LogitBias: map[sampler.TokenID]float64{sampler.TokenID(testEOS): -100}}}
+	gch := submit(t, r, good)
+	bch := submit(t, r, Request{Prompt: prompt(4, 3), Constraint: bad})
+	res := collect(t, bch)
+	if !errors.Is(res.final.Err, &Error{Code: CodeConstraint}) || len(res.tokens) != 2 {
+		t.Fatalf("failing request: %v, want 2 tokens then a constraint error", res)
+	}
+	_, removed := eng.snapshot()
+	if !slices.ContainsFunc(removed, func(x [3]int) bool { return x[1] == 0 && x[2] == -1 }) {
+		t.Errorf("RemoveKV calls %v when the final event arrived, want the failed sequence dropped", removed)
+	}
+	if g := collect(t, gch); len(g.tokens) != 12 || g.final.Finish != FinishLength {
+		t.Errorf("neighbour request: %v, want 12 tokens", g)
 	}
 }
