@@ -251,7 +251,9 @@ func (d *download) partSize() (int64, error) {
 // part. It returns how many bytes it added.
 func (d *download) attempt(ctx context.Context, have int64) (int64, error) {
 	u := d.c.url("/" + d.placePath())
-	req, err := d.c.request(ctx, u)
+	rctx, touch, stop := d.c.stallGuard(ctx)
+	defer stop()
+	req, err := d.c.request(rctx, u)
 	if err != nil {
 		return 0, err
 	}
@@ -308,7 +310,7 @@ func (d *download) attempt(ctx context.Context, have int64) (int64, error) {
 	// At most one byte more than expected is read: enough to tell a
 	// too-long answer without letting a server fill the disk.
 	want := d.f.Size - have
-	w := &countWriter{w: out, h: d.h, prog: d.prog}
+	w := &countWriter{w: out, h: d.h, prog: d.prog, touch: touch}
 	_, cerr := io.Copy(w, io.LimitReader(resp.Body, want+1))
 	d.hashed += w.n
 	serr := out.Sync()
@@ -322,6 +324,9 @@ func (d *download) attempt(ctx context.Context, have int64) (int64, error) {
 		if ctx.Err() != nil {
 			return w.n, errorf(CodeCanceled, d.place, context.Cause(ctx), "stopped after %s of %s", size(have+w.n), size(d.f.Size)).
 				withHint("start again to resume from the partial file")
+		}
+		if context.Cause(rctx) == errStalled {
+			cerr = errStalled
 		}
 		return w.n, errorf(CodeNetwork, d.place, cerr, "connection to %s broke after %s of %s", d.c.endpoint.Host, size(have+w.n), size(d.f.Size)).
 			withHint("start again to resume from the partial file, or pass a local file with --model PATH")
@@ -407,11 +412,12 @@ func contentRange(h string) (start, total int64, ok bool) {
 // countWriter writes to the part, feeds the hash and the progress, and
 // keeps the first write error apart from read errors.
 type countWriter struct {
-	w    io.Writer
-	h    hash.Hash
-	prog *progress
-	n    int64
-	werr error
+	w     io.Writer
+	h     hash.Hash
+	prog  *progress
+	touch func() // resets the stall guard
+	n     int64
+	werr  error
 }
 
 func (w *countWriter) Write(p []byte) (int, error) {
@@ -419,6 +425,7 @@ func (w *countWriter) Write(p []byte) (int, error) {
 	w.h.Write(p[:n])
 	w.n += int64(n)
 	w.prog.add(n)
+	w.touch()
 	if err != nil {
 		w.werr = err
 	}

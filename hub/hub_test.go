@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 const testRepo = "org/model-GGUF"
@@ -630,3 +631,27 @@ func TestDefaultCacheDir(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconvFormat(n) }
+
+func TestResolveStalledConnection(t *testing.T) {
+	h, o := setup(t)
+	const file = "model-Q4_K_M.gguf"
+	o.StallTimeout = 300 * time.Millisecond // generous: a spurious stall would add a request
+	o.Retries = -1
+	h.block[file] = make(chan struct{}) // half the file, then silence
+	_, err := Resolve(t.Context(), Ref{Repo: testRepo}, o)
+	if c := code(t, err); c != CodeNetwork || !strings.Contains(err.Error(), "stall") {
+		t.Fatalf("Resolve over a stalled connection: code %v, want %v mentioning the stall (%v)", c, CodeNetwork, err)
+	}
+	// With retries, a stall is resumed like a broken connection.
+	o.Retries = 0
+	h.block[file] = make(chan struct{})
+	p, err := Resolve(t.Context(), Ref{Repo: testRepo}, o)
+	if err != nil {
+		t.Fatalf("Resolve with a stall and retries = %v", err)
+	}
+	checkFile(t, p, h.repos[testRepo][file].data)
+	dl := h.downloads()
+	if len(dl) != 3 || dl[1].Range != "bytes=150000-" || dl[2].Range != "bytes=225000-" {
+		t.Errorf("downloads = %+v; want a resume from 150000 then from 225000", dl)
+	}
+}

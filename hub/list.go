@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Listing budgets: the hub pages its tree listing (about 1000 entries per
@@ -60,6 +61,9 @@ func newClient(o Options) (*client, error) {
 	if c.o.Retries == 0 {
 		c.o.Retries = DefaultRetries
 	}
+	if c.o.StallTimeout == 0 {
+		c.o.StallTimeout = DefaultStallTimeout
+	}
 	return c, nil
 }
 
@@ -92,15 +96,20 @@ func (c *client) do(ctx context.Context, req *http.Request, place string) (*http
 	return resp, nil
 }
 
-// transportError classifies an error from the network.
+// transportError classifies an error from the network. ctx is the caller's
+// context: only its end is a cancellation; a request context ended by the
+// stall guard is a network failure.
 func (c *client) transportError(ctx context.Context, place string, err error) *Error {
-	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if ctx.Err() != nil {
 		return errorf(CodeCanceled, place, context.Cause(ctx), "stopped").
 			withHint("start again to resume")
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err // the URL is already the place
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, errStalled) {
+		err = errStalled
 	}
 	return errorf(CodeNetwork, place, err, "could not reach %s", c.endpoint).
 		withHint("pass a local file with --model PATH, or try --demo")
@@ -134,6 +143,21 @@ func (c *client) statusError(resp *http.Response, place string) *Error {
 		withHint("try again later, or pass a local file with --model PATH")
 }
 
+// errStalled is the cause a stall guard cancels a request with.
+var errStalled = errors.New("no data received within the stall timeout")
+
+// stallGuard derives a request context from ctx that is cancelled (with
+// cause errStalled) when touch is not called for the stall timeout. stop
+// releases the timer.
+func (c *client) stallGuard(ctx context.Context) (rctx context.Context, touch, stop func()) {
+	rctx, cancel := context.WithCancelCause(ctx)
+	if c.o.StallTimeout < 0 {
+		return rctx, func() {}, func() { cancel(nil) }
+	}
+	t := time.AfterFunc(c.o.StallTimeout, func() { cancel(errStalled) })
+	return rctx, func() { t.Reset(c.o.StallTimeout) }, func() { t.Stop(); cancel(nil) }
+}
+
 // list returns the files of repo at revision main, following the listing's
 // pages.
 func (c *client) list(ctx context.Context, repo string) ([]remoteFile, error) {
@@ -143,15 +167,19 @@ func (c *client) list(ctx context.Context, repo string) ([]remoteFile, error) {
 		if page == maxListPages {
 			return nil, errorf(CodeProtocol, repo, nil, "listing longer than %d pages", maxListPages)
 		}
-		req, err := c.request(ctx, next)
+		rctx, _, stop := c.stallGuard(ctx) // a page is small: one timeout for all of it
+		req, err := c.request(rctx, next)
 		if err != nil {
+			stop()
 			return nil, err
 		}
 		resp, err := c.do(ctx, req, repo)
 		if err != nil {
+			stop()
 			return nil, err
 		}
 		entries, err := c.readPage(ctx, resp, repo)
+		stop()
 		if err != nil {
 			return nil, err
 		}

@@ -5,12 +5,20 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // DefaultEndpoint is the Hugging Face hub. The caller reads HF_ENDPOINT (a
 // mirror) and passes it as Options.Endpoint; this package reads no
 // environment variable except in DefaultCacheDir.
 const DefaultEndpoint = "https://huggingface.co"
+
+// DefaultStallTimeout is how long a request may go without receiving a byte
+// before it is abandoned (and, for a download, resumed). A minute rides out
+// a slow CDN redirect or a congested link; a dead connection without it
+// could hang a server's start for ever, since http.DefaultClient has no
+// read timeout.
+const DefaultStallTimeout = time.Minute
 
 // DefaultRetries is how many times one Resolve resumes a download after the
 // connection broke and some bytes had arrived since the previous try.
@@ -47,6 +55,10 @@ type Options struct {
 	// connection (0: DefaultRetries; negative: never). A try that adds no
 	// byte ends the retries early.
 	Retries int
+	// StallTimeout abandons a request that receives nothing for this long
+	// (0: DefaultStallTimeout; negative: never). A stalled download counts
+	// as a broken connection: it is resumed while Retries allow.
+	StallTimeout time.Duration
 }
 
 // DefaultCacheDir returns $XDG_CACHE_HOME/conform/models when XDG_CACHE_HOME

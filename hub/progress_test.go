@@ -106,3 +106,23 @@ func TestFormatting(t *testing.T) {
 		t.Errorf("line for 1 B/s of 1 PiB = %q, want an ETA of ?", got)
 	}
 }
+
+func TestProgressTerminal(t *testing.T) {
+	var buf bytes.Buffer
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	p := newProgress(&buf, "o/r/m.gguf", 4096, 0, clk.now)
+	p.tty = true // as if buf were a terminal
+	buf.Reset()
+	p.add(1024) // too soon after the start: no redraw
+	clk.advance(time.Second)
+	p.add(1024)
+	clk.advance(time.Second)
+	p.add(2048)
+	p.finish(nil)
+	want := "\r2.0 KiB / 4.0 KiB   50%  2.0 KiB/s  ETA 1s\x1b[K" +
+		"\r4.0 KiB / 4.0 KiB  100%  2.0 KiB/s  ETA 0s\x1b[K" +
+		"\r4.0 KiB in 2s (2.0 KiB/s)\x1b[K\n"
+	if got := buf.String(); got != want {
+		t.Errorf("terminal output = %q, want %q", got, want)
+	}
+}
