@@ -147,11 +147,9 @@ func (b *tokDFABuilder) build(start int) *DFA {
 	}
 	var classes [256]uint8
 	k := -1
-	var reps []byte
 	for c := 0; c < 256; c++ {
 		if cut[c] {
 			k++
-			reps = append(reps, byte(c))
 		}
 		classes[c] = uint8(k)
 	}

@@ -254,3 +254,18 @@ func TestInterning(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkPrunes checks that the walk skips dead subtrees: from the start of
+// a JSON string only '"'-prefixed tokens survive the first byte, while a
+// string body visits most of the trie.
+func TestWalkPrunes(t *testing.T) {
+	ti := tokCl100kIndex(t)
+	d := tokStringDFA(-1)
+	c := tokMustConstraint(t, d, ti, ConstraintOptions{})
+	k := uint32(c.k)
+	start := ti.full.countVisited(c.trans, &c.classes, uint32(d.Start)*k)
+	body := ti.full.countVisited(c.trans, &c.classes, uint32(d.Run(d.Start, []byte(`"`)))*k)
+	if n := len(ti.full.nodes); start > 2000 || body < n/2 {
+		t.Errorf("visited nodes: start %d, body %d of %d; want start ≤ 2000 (pruned) and body ≥ half", start, body, n)
+	}
+}

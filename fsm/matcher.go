@@ -39,13 +39,14 @@ func (m *Matcher) State() StateID { return m.state }
 func (m *Matcher) Err() error { return m.err }
 
 // IsAccepting reports whether the text so far is a complete match (EOS is
-// allowed now), or EOS was already accepted.
+// allowed now), or EOS was already accepted. It is false after an error.
 func (m *Matcher) IsAccepting() bool {
 	return m.err == nil && (m.finished || m.c.dfa.Accept[m.state])
 }
 
 // IsTerminated reports whether nothing but EOS can follow: EOS was accepted,
-// or the state is accepting and no byte leads to a live state.
+// or the state is accepting and no byte leads to a live state. It is false
+// after an error (check Err).
 func (m *Matcher) IsTerminated() bool {
 	if m.err != nil {
 		return false
