@@ -14,11 +14,13 @@
 //     at most Config.PrefillChunk tokens from prefilling slots, up to
 //     Config.BatchSize tokens in all;
 //  4. decodes it, and for each slot whose pending tokens are all in the KV
-//     cache, takes its logits row and
+//     cache, takes its logits row and runs
 //     constraint mask (FillMask) → sampler chain → Accept → Forced,
 //     where forced tokens (the only way forward under the constraint) are
 //     accepted and queued without sampling, so several of them go through
-//     one decode (jump-forward);
+//     one decode (jump-forward); a constraint that forces its whole output
+//     finishes without any decode. With Config.ParallelSampling the slots
+//     run this concurrently, one goroutine each;
 //  5. streams one [Event] per output token, and a final one with the
 //     [FinishReason] (EOS, stop sequence, terminated constraint, max tokens,
 //     context end, cancellation, or error).

@@ -697,3 +697,23 @@ func TestParallelFinish(t *testing.T) {
 		t.Errorf("neighbour request: %v, want 12 tokens", g)
 	}
 }
+
+// TestFullyForced: a constraint that admits exactly one output finishes at
+// admission, every token forced, without a single decode.
+func TestFullyForced(t *testing.T) {
+	r, eng := start(t, Config{Slots: 1, Detokenize: letters})
+	c := newScript(testEOS, true, []TokenID{7}, []TokenID{4}, []TokenID{11}, []TokenID{11}, []TokenID{14})
+	res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Constraint: c}))
+	if res.text != "hello" || res.final.Finish != FinishConstraint || !slices.Equal(res.forced, []bool{true, true, true, true, true}) {
+		t.Errorf("fully forced request: %v forced %v, want \"hello\", all forced, finish constraint", res, res.forced)
+	}
+	if batches, _ := eng.snapshot(); len(batches) != 0 {
+		t.Errorf("%d decodes for a fully forced output, want 0", len(batches))
+	}
+	// MaxTokens cuts a forced run like any other.
+	c = newScript(testEOS, true, []TokenID{7}, []TokenID{4}, []TokenID{11}, []TokenID{11}, []TokenID{14})
+	res = collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Constraint: c, MaxTokens: 2}))
+	if res.text != "he" || res.final.Finish != FinishLength {
+		t.Errorf("forced run with MaxTokens 2: %v, want \"he\" and finish length", res)
+	}
+}
