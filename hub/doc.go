@@ -22,8 +22,9 @@
 //     returned, since llama.cpp finds the other parts beside it.
 //  4. downloads each file with GET {endpoint}/{repo}/resolve/main/{file} into
 //     <file>.part, resuming an existing part with a Range request (a 200
-//     answer restarts from zero, a 206 must start where asked), retrying a
-//     broken connection while it makes progress, hashing as it writes.
+//     answer restarts from zero, a 206 must start where asked, a 416 drops a
+//     part that no longer fits), retrying a broken or stalled connection
+//     (Options.StallTimeout) while it makes progress, hashing as it writes.
 //  5. verifies size and SHA-256, writes the sidecar, then renames the part to
 //     the final name: a file under its final name is always complete and
 //     verified; anything else ends in .part.

@@ -279,7 +279,7 @@ func (d *download) attempt(ctx context.Context, have int64) (int64, error) {
 			d.prog.restart()
 		}
 		have = 0
-	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
+	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && have > 0:
 		// The part does not fit the remote file (it changed): start over.
 		// The next try, without a part, asks for the whole file.
 		if err := os.Remove(d.part); err != nil {

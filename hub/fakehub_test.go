@@ -37,6 +37,7 @@ type fakeReq struct {
 type fakeHub struct {
 	t   testing.TB
 	srv *httptest.Server
+	cdn *httptest.Server // where resolve redirects when redirect is set, as HF does to its CDN
 
 	mu          sync.Mutex
 	repos       map[string]map[string]*fakeFile // repo → path → file
@@ -45,6 +46,7 @@ type fakeHub struct {
 	cutOnce     map[string]int                  // file path → bytes sent before the connection is cut (once)
 	block       map[string]chan struct{}        // file path → closed when half was sent; then waits for the client to go
 	ignoreRange bool
+	redirect    bool   // resolve answers 302 to the CDN, under another host name
 	pageSize    int    // >0: the listing is paged, Link rel="next"
 	rawListing  string // served instead of the listing when set
 	reqs        []fakeReq
@@ -56,6 +58,8 @@ func newFakeHub(t testing.TB) *fakeHub {
 		status: map[string]int{}, cutOnce: map[string]int{}, block: map[string]chan struct{}{}}
 	h.srv = httptest.NewServer(http.HandlerFunc(h.route))
 	t.Cleanup(h.srv.Close)
+	h.cdn = httptest.NewServer(http.HandlerFunc(h.route))
+	t.Cleanup(h.cdn.Close)
 	return h
 }
 
@@ -127,6 +131,13 @@ func (h *fakeHub) route(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method", http.StatusMethodNotAllowed)
 	case len(segs) == 6 && segs[0] == "api" && segs[1] == "models" && segs[4] == "tree" && segs[5] == "main":
 		h.tree(w, r, segs[2]+"/"+segs[3])
+	case len(segs) >= 4 && segs[0] == "cdn":
+		rest := strings.SplitN(strings.TrimPrefix(r.URL.Path, "/"), "/", 4)
+		h.mu.Lock()
+		h.reqs = append(h.reqs, fakeReq{Path: r.URL.Path, Range: r.Header.Get("Range"), Auth: r.Header.Get("Authorization")})
+		f := h.repos[segs[1]+"/"+segs[2]][rest[3]]
+		h.mu.Unlock()
+		h.serve(w, r, f, rest[3])
 	case len(segs) >= 5 && segs[2] == "resolve" && segs[3] == "main":
 		rest := strings.SplitN(strings.TrimPrefix(r.URL.Path, "/"), "/", 5)
 		h.resolve(w, r, segs[0]+"/"+segs[1], rest[4])
@@ -216,6 +227,28 @@ func (h *fakeHub) resolve(w http.ResponseWriter, r *http.Request, repo, p string
 	delete(h.cutOnce, p)
 	block := h.block[p]
 	delete(h.block, p)
+	redirect := h.redirect
+	h.mu.Unlock()
+	if redirect && f != nil {
+		// The CDN is reached as "localhost", the hub as 127.0.0.1: another
+		// host, so the client must not forward the token.
+		loc := strings.Replace(h.cdn.URL, "127.0.0.1", "localhost", 1) + "/cdn/" + repo + "/" + p
+		http.Redirect(w, r, loc, http.StatusFound)
+		return
+	}
+	h.serveParts(w, r, f, p, cut, doCut, block)
+}
+
+// serve sends f with range support (the CDN's side of a redirect).
+func (h *fakeHub) serve(w http.ResponseWriter, r *http.Request, f *fakeFile, p string) {
+	h.serveParts(w, r, f, p, 0, false, nil)
+}
+
+// serveParts sends f, honouring Range unless ignoreRange is set, cutting the
+// connection after cut bytes when doCut, or stalling halfway when block is
+// not nil.
+func (h *fakeHub) serveParts(w http.ResponseWriter, r *http.Request, f *fakeFile, p string, cut int, doCut bool, block chan struct{}) {
+	h.mu.Lock()
 	ignore := h.ignoreRange
 	h.mu.Unlock()
 	if f == nil {

@@ -655,3 +655,50 @@ func TestResolveStalledConnection(t *testing.T) {
 		t.Errorf("downloads = %+v; want a resume from 150000 then from 225000", dl)
 	}
 }
+
+func TestResolveRedirectDropsToken(t *testing.T) {
+	h, o := setup(t)
+	h.redirect = true
+	o.Token = "tok-456"
+	p, err := Resolve(t.Context(), Ref{Repo: testRepo, Quant: "Q8_0"}, o)
+	if err != nil {
+		t.Fatalf("Resolve through a CDN redirect = %v", err)
+	}
+	checkFile(t, p, h.repos[testRepo]["model-Q8_0.gguf"].data)
+	var hub, cdn int
+	for _, r := range h.requests() {
+		switch {
+		case strings.HasPrefix(r.Path, "/cdn/"):
+			cdn++
+			if r.Auth != "" {
+				t.Errorf("the CDN (another host) got Authorization %q", r.Auth)
+			}
+		default:
+			hub++
+			if r.Auth != "Bearer tok-456" {
+				t.Errorf("hub request %s: Authorization %q, want the token", r.Path, r.Auth)
+			}
+		}
+	}
+	if hub != 2 || cdn != 1 {
+		t.Errorf("requests: %d to the hub, %d to the CDN; want 2 and 1", hub, cdn)
+	}
+}
+
+func TestResolveRangeNotSatisfiable(t *testing.T) {
+	// The listing announces more than the server has (the file changed):
+	// the part no longer fits, is dropped, and the download starts over.
+	h := newFakeHub(t)
+	h.add(testRepo, "m-Q4_K_M.gguf", &fakeFile{data: randBytes(1000, 1), sizeDelta: 10})
+	o := Options{Endpoint: h.srv.URL, CacheDir: t.TempDir(), Retries: -1}
+	dst := filepath.Join(o.CacheDir, "org", "model-GGUF", "m-Q4_K_M.gguf")
+	os.MkdirAll(filepath.Dir(dst), 0o755)
+	os.WriteFile(partPath(dst), make([]byte, 1000), 0o644)
+	_, err := Resolve(t.Context(), Ref{Repo: testRepo}, o)
+	if c := code(t, err); c != CodeNetwork {
+		t.Errorf("Resolve: code %v, want %v (%v)", c, CodeNetwork, err)
+	}
+	if dl := h.downloads(); len(dl) != 2 || dl[0].Range != "bytes=1000-" || dl[1].Range != "" {
+		t.Errorf("downloads = %+v; want a range request answered 416, then a whole-file request", dl)
+	}
+}
