@@ -16,10 +16,13 @@
 // automata in package fsm are built from Vocabulary.Tokens alone.
 //
 // The Encoder goes the other way, for tests, benchmarks and prompt
-// building: added tokens written in the text are matched first (leftmost,
-// longest), the rest is normalized, split into pre-tokens by the
-// pre-tokenizer's regex, and each pre-token is merged by BPE in rank order
-// with a priority queue over a linked list of symbols, its result cached.
+// building, and reproduces HuggingFace tokenizers' ids exactly: added
+// tokens written in the text are matched first (leftmost, longest), the
+// rest is normalized, split into pre-tokens by the pre-tokenizer's regex
+// (regexp2, or a hand-written scanner when the regex is exactly the
+// Llama-3 or Qwen2 one; see llamasplit.go), and each pre-token is merged by
+// BPE in rank order with a priority queue over a linked list of symbols
+// (see bpe.go), its result cached.
 //
 // ReadHFFile exposes tokenizer.json as data (token strings as written,
 // merges, added tokens, BOS/EOS names, chat template) for writers of GGUF

@@ -86,12 +86,8 @@ func (f *HFFile) Encoder() (*Encoder, error) {
 	m.fuseUnk = mr.FuseUnk
 	m.byteFallback = mr.ByteFallback
 	m.ignoreMerges = mr.IgnoreMerges
-	m.vocab = make(map[string]TokenID, len(f.Vocab))
-	for id, s := range f.Vocab {
-		if s != "" {
-			m.vocab[s] = TokenID(id)
-		}
-	}
+	f.buildIndex()
+	m.vocab = f.index
 	m.unk = NoToken
 	if mr.UnkToken != nil {
 		if id, ok := m.vocab[*mr.UnkToken]; ok {
@@ -117,20 +113,16 @@ func (f *HFFile) Encoder() (*Encoder, error) {
 		}
 	}
 	m.merges = make(map[uint64]uint64, len(f.Merges))
-	for rank, mg := range f.Merges {
-		a, b, ok := splitMerge(mg)
-		if !ok {
-			return nil, errorf(CodeSyntax, place+"model.merges", nil, "merge %d %q", rank, mg)
+	for rank, mg := range f.merges {
+		if mg.left == NoToken || mg.right == NoToken || mg.joint == NoToken {
+			if _, _, ok := splitMerge(f.Merges[rank]); !ok {
+				return nil, errorf(CodeSyntax, place+"model.merges", nil, "merge %d %q", rank, f.Merges[rank])
+			}
+			return nil, errorf(CodeInvalid, place+"model.merges", nil, "merge %d %q uses a token missing from the vocabulary", rank, f.Merges[rank])
 		}
-		ida, oka := m.vocab[a]
-		idb, okb := m.vocab[b]
-		idj, okj := m.vocab[a+b]
-		if !oka || !okb || !okj {
-			return nil, errorf(CodeInvalid, place+"model.merges", nil, "merge %d %q uses a token missing from the vocabulary", rank, mg)
-		}
-		k := pairKey(ida, idb)
+		k := pairKey(mg.left, mg.right)
 		if _, dup := m.merges[k]; !dup {
-			m.merges[k] = uint64(rank)<<32 | uint64(uint32(idj))
+			m.merges[k] = uint64(rank)<<32 | uint64(uint32(mg.joint))
 		}
 	}
 

@@ -88,7 +88,9 @@ type HFFile struct {
 	// VocabSize is config.json's vocab_size beside the file, 0 if absent.
 	VocabSize int
 
-	raw hfJSON
+	raw    hfJSON
+	index  map[string]TokenID // built by buildIndex
+	merges []mergeIDs         // built by buildIndex
 }
 
 // hfJSON holds the sections of tokenizer.json that the loaders interpret.
@@ -300,23 +302,50 @@ func (f *HFFile) readMerges() error {
 		}
 	}
 	if f.Scores == nil && f.ModelType == "BPE" {
-		index := make(map[string]int, len(f.Vocab))
-		for id, tok := range f.Vocab {
-			if tok != "" {
-				index[tok] = id
-			}
-		}
+		f.buildIndex()
 		f.Scores = make([]float32, len(f.Vocab))
 		set := make([]bool, len(f.Vocab))
-		for rank, m := range f.Merges {
-			a, b, _ := splitMerge(m)
-			if id, ok := index[a+b]; ok && !set[id] {
-				set[id] = true
-				f.Scores[id] = -float32(rank)
+		for rank, m := range f.merges {
+			if m.joint != NoToken && !set[m.joint] {
+				set[m.joint] = true
+				f.Scores[m.joint] = -float32(rank)
 			}
 		}
 	}
 	return nil
+}
+
+// mergeIDs is one merge as token ids; an id is NoToken when its string
+// is not in the vocabulary.
+type mergeIDs struct{ left, right, joint TokenID }
+
+// buildIndex fills f.index (model vocabulary string → id) and f.merges
+// (each merge as ids), once; LoadHF's Scores and the Encoder share them.
+func (f *HFFile) buildIndex() {
+	if f.index != nil {
+		return
+	}
+	f.index = make(map[string]TokenID, len(f.Vocab))
+	for id, tok := range f.Vocab {
+		if tok != "" {
+			f.index[tok] = TokenID(id)
+		}
+	}
+	look := func(s string) TokenID {
+		if id, ok := f.index[s]; ok {
+			return id
+		}
+		return NoToken
+	}
+	f.merges = make([]mergeIDs, len(f.Merges))
+	for rank, m := range f.Merges {
+		a, b, ok := splitMerge(m)
+		if !ok {
+			f.merges[rank] = mergeIDs{NoToken, NoToken, NoToken}
+			continue
+		}
+		f.merges[rank] = mergeIDs{look(a), look(b), look(a + b)}
+	}
 }
 
 // splitMerge splits a merge "a b" into its two tokens. Tokens in the
