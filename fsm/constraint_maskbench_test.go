@@ -345,8 +345,9 @@ func BenchmarkMaskBenchDev(b *testing.B) {
 	w := make([]uint64, ti.MaskWords())
 	var tbm, ttfm, compile []time.Duration
 	var sliced, masks int64
+	var slow []tokSlowStep
 	for b.Loop() {
-		tbm, ttfm, compile = tbm[:0], ttfm[:0], compile[:0]
+		tbm, ttfm, compile, slow = tbm[:0], ttfm[:0], compile[:0], slow[:0]
 		sliced, masks = 0, 0
 		for _, inst := range insts {
 			t0 := time.Now()
@@ -363,15 +364,23 @@ func BenchmarkMaskBenchDev(b *testing.B) {
 			compile = append(compile, t1.Sub(t0))
 			ttfm = append(ttfm, t2.Sub(t0))
 			m := c.NewMatcher()
-			for _, tok := range inst.tokens {
+			for i, tok := range inst.tokens {
 				s := time.Now()
+				q := m.State()
 				if err := m.FillMask(w); err != nil {
 					b.Fatal(err)
 				}
 				if err := m.Accept(tok); err != nil {
 					b.Fatal(err)
 				}
-				tbm = append(tbm, time.Since(s))
+				dt := time.Since(s)
+				tbm = append(tbm, dt)
+				if len(slow) < 8 || dt > slow[len(slow)-1].dt {
+					n, _ := c.AllowedCount(q)
+					slow = append(slow, tokSlowStep{dt, inst.id, i, q, n, d.NumStates()})
+					sort.Slice(slow, func(i, j int) bool { return slow[i].dt > slow[j].dt })
+					slow = slow[:min(len(slow), 8)]
+				}
 			}
 			st := c.Stats()
 			sliced += st.SlicedMasks
@@ -386,6 +395,9 @@ func BenchmarkMaskBenchDev(b *testing.B) {
 		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 		return float64(s[min(len(s)-1, int(p*float64(len(s))))].Nanoseconds()) / 1e3
 	}
+	for _, st := range slow {
+		b.Logf("slow step %v: %s token %d, state %d of %d, %d allowed", st.dt, st.id, st.step, st.state, st.states, st.allowed)
+	}
 	b.ReportMetric(float64(len(ttfm)), "instances")
 	b.ReportMetric(float64(len(tbm)), "tokens")
 	b.ReportMetric(pct(tbm, 0.5), "tbm-p50-µs")
@@ -395,4 +407,14 @@ func BenchmarkMaskBenchDev(b *testing.B) {
 	b.ReportMetric(pct(ttfm, 0.99), "ttfm-p99-µs")
 	b.ReportMetric(pct(compile, 0.5), "compile-p50-µs")
 	b.ReportMetric(float64(sliced)/float64(max(masks, 1)), "sliced-frac")
+}
+
+// tokSlowStep records one of the slowest FillMask+Accept steps.
+type tokSlowStep struct {
+	dt      time.Duration
+	id      string
+	step    int
+	state   StateID
+	allowed int
+	states  int
 }
