@@ -248,6 +248,17 @@ func (c *compiler) collect(s sref, seen map[string]bool) (*ir, error) {
 			}
 			tr.refs = append(tr.refs, tptr)
 			more = append(more, tr)
+		case "patternProperties":
+			if x.k != kObject {
+				return nil, errorf(CodeInvalidSchema, p, k, "patternProperties must be an object")
+			}
+			for j, pat := range x.keys {
+				pp := p + "/" + escapePointer(pat)
+				if err := checkSchema(x.vals[j], pp); err != nil {
+					return nil, err
+				}
+				r.patProps = append(r.patProps, patProp{pat: kw{pat, pp}, s: sref{x.vals[j], pp}})
+			}
 		case "uniqueItems":
 			if x.k == kBool && x.b {
 				r.uniqueItems = true
@@ -273,7 +284,7 @@ func (c *compiler) collect(s sref, seen map[string]bool) (*ir, error) {
 				continue
 			}
 			if msg, ok := unsupported[k]; ok {
-				if k == "dependentRequired" || k == "dependencies" || k == "dependentSchemas" || k == "patternProperties" {
+				if k == "dependentRequired" || k == "dependencies" || k == "dependentSchemas" {
 					if x.k == kObject && len(x.keys) == 0 {
 						continue
 					}

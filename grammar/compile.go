@@ -22,18 +22,19 @@ type Result struct {
 
 // compiler holds the state of one CompileSchema call.
 type compiler struct {
-	opts      Options
-	root      *value
-	warnings  []Warning
-	active    map[string]int // $ref target → expansions in progress
-	truncated bool
-	work      int
-	memo      map[string]*fsm.Node
-	anyMemo   map[int]*fsm.Node
-	patterns  map[string]*fsm.Node
-	ws        *fsm.Node // whitespace between tokens
-	sep       *fsm.Node // ws "," ws
-	colon     *fsm.Node // ws ":" ws
+	opts        Options
+	root        *value
+	warnings    []Warning
+	active      map[string]int // $ref target → expansions in progress
+	truncated   bool
+	work        int
+	memo        map[string]*fsm.Node
+	anyMemo     map[int]*fsm.Node
+	patterns    map[string]*fsm.Node
+	patternDFAs map[string]*fsm.DFA
+	ws          *fsm.Node // whitespace between tokens
+	sep         *fsm.Node // ws "," ws
+	colon       *fsm.Node // ws ":" ws
 }
 
 // CompileSchema compiles a JSON Schema (draft 2020-12, with the draft-04/06/07

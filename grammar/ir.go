@@ -46,6 +46,12 @@ type prop struct {
 	s    []sref // all must hold
 }
 
+// patProp is one patternProperties entry.
+type patProp struct {
+	pat kw
+	s   sref
+}
+
 type group struct {
 	alts []sref
 	one  bool // oneOf rather than anyOf
@@ -87,6 +93,7 @@ type ir struct {
 	refs             []string // $ref targets merged into this record (for recursion depth)
 	propNamesBlocked bool
 	propNames        []sref // propertyNames schemas (all must hold)
+	patProps         []patProp
 	uniqueItems      bool
 }
 
@@ -135,6 +142,7 @@ func (r *ir) clone() *ir {
 	c.nots = append([]sref(nil), r.nots...)
 	c.refs = append([]string(nil), r.refs...)
 	c.propNames = append([]sref(nil), r.propNames...)
+	c.patProps = append([]patProp(nil), r.patProps...)
 	return &c
 }
 
@@ -222,6 +230,7 @@ func merge(a, b *ir) *ir {
 	m.nots = append(m.nots, b.nots...)
 	m.refs = append(m.refs, b.refs...)
 	m.propNames = append(m.propNames, b.propNames...)
+	m.patProps = append(m.patProps, b.patProps...)
 	m.uniqueItems = m.uniqueItems || b.uniqueItems
 	return m
 }
@@ -293,7 +302,6 @@ var unsupported = map[string]string{
 	"dependentSchemas":      "dependentSchemas is not supported; rewrite it as anyOf of the cases",
 	"dependencies":          "dependencies is not supported; rewrite it as anyOf of the cases",
 	"propertyNames":         "propertyNames is not supported unless additionalProperties is false and every declared name satisfies it",
-	"patternProperties":     "patternProperties is not supported; declare the properties explicitly",
 	"unevaluatedItems":      "unevaluatedItems is not supported",
 	"$dynamicRef":           "$dynamicRef is not supported; use $ref",
 	"$recursiveRef":         "$recursiveRef is not supported; use $ref",

@@ -28,6 +28,23 @@ const (
 	Lenient
 )
 
+// ExtrasMode says what an object schema without additionalProperties
+// (or unevaluatedProperties) allows besides its declared properties.
+type ExtrasMode uint8
+
+// The extras modes. The zero value is ExtrasAllowed, JSON Schema's default.
+const (
+	// ExtrasAllowed admits extra properties, after the declared ones, with
+	// any value up to Options.AnyValueDepth, as JSON Schema says. Each
+	// object then carries a copy of the free-form value automaton.
+	ExtrasAllowed ExtrasMode = iota
+	// ExtrasForbidden treats a missing additionalProperties as false (what
+	// OpenAI's strict mode requires and what most engines do by default):
+	// far smaller automata, and still sound, but valid documents with
+	// extra keys are refused.
+	ExtrasForbidden
+)
+
 // Options configure the compilation. The zero value means the defaults below.
 type Options struct {
 	Whitespace WhitespaceMode
@@ -35,6 +52,8 @@ type Options struct {
 	// a newline plus an indent of 19, enough for two-space pretty-printing
 	// nine levels deep, at about one DFA state per character per gap.
 	MaxWhitespace int
+	// Extras: ExtrasAllowed (default) or ExtrasForbidden.
+	Extras ExtrasMode
 	// Escapes: which JSON encodings strings admit; EscapesNeeded (default)
 	// or EscapesAll.
 	Escapes Escapes

@@ -25,3 +25,31 @@ func (c *compiler) pattern(p kw) (*fsm.Node, error) {
 	c.patterns[p.s] = n
 	return n, nil
 }
+
+// patternMatches reports whether the pattern finds a match in s.
+func (c *compiler) patternMatches(p kw, s string) (bool, error) {
+	n, err := c.pattern(p)
+	if err != nil || n == nil {
+		return false, err
+	}
+	d, ok := c.patternDFAs[p.s]
+	if !ok {
+		d, err = fsm.Compile(n, fsm.Options{MaxDFAStates: 20_000})
+		if err != nil {
+			return false, errorf(CodeTooLarge, p.ptr, "patternProperties", "pattern %q: %v", p.s, err)
+		}
+		if c.patternDFAs == nil {
+			c.patternDFAs = map[string]*fsm.DFA{}
+		}
+		c.patternDFAs[p.s] = d
+	}
+	return fsm.Matches(d, []byte(s)), nil
+}
+
+// parsePattern reads a JSON Schema pattern (ECMA-262, search semantics).
+func parsePattern(s string) (*fsm.Node, error) { return fsm.ParsePattern(s) }
+
+// parseRegex reads a user-supplied regex constraint (Python re / RE2
+// syntax, full match): fsm.ParseRegex, not the project dialect of
+// fsm.Parse, so that '&' and '~' stay literal characters.
+func parseRegex(s string) (*fsm.Node, error) { return fsm.ParseRegex(s) }

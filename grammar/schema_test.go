@@ -254,3 +254,46 @@ func TestEscapesAll(t *testing.T) {
 		}
 	}
 }
+
+var moreSchemaTests = []struct {
+	name   string
+	schema string
+	match  []string
+	reject []string
+}{
+	{"patternProperties", `{"type":"object","properties":{"x_a":{"type":"string"}},"patternProperties":{"^x_":{"type":"integer"}},"additionalProperties":false}`,
+		[]string{`{"x_b":1}`, `{"x_b":1,"x_c":2}`}, []string{`{"x_a":"s"}`, `{"x_b":"s"}`, `{"y":1}`}},
+	{"patternProperties-extras", `{"type":"object","patternProperties":{"^n":{"type":"number"}},"additionalProperties":{"type":"string"}}`,
+		[]string{`{"n1":1,"s":"x"}`, `{"s":"x"}`}, []string{`{"n1":"x"}`, `{"s":1}`}},
+	{"oneOf-closed-discriminator", `{"oneOf":[{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"],"additionalProperties":false},{"type":"object","properties":{"b":{"type":"integer"}},"required":["b"],"additionalProperties":false}]}`,
+		[]string{`{"a":1}`, `{"b":2}`}, []string{`{"a":1,"b":2}`, `{}`}},
+	{"pattern", `{"type":"string","pattern":"^[a-z]+$"}`, []string{`"abc"`}, []string{`"ab1"`, `""`}},
+	{"pattern-search", `{"type":"string","pattern":"b+"}`, []string{`"abc"`, `"b"`}, []string{`"ac"`}},
+	{"pattern-length", `{"type":"string","pattern":"^a","maxLength":2}`, []string{`"a"`, `"ab"`}, []string{`"abc"`, `"ba"`}},
+	{"pattern-quote", `{"type":"string","pattern":"^.*$"}`, []string{`"a\"b"`, `"a\\b"`}, []string{"\"a\nb\"", `"a\nb"`}},
+}
+
+func TestCompileSchemaMore(t *testing.T) {
+	for _, tt := range moreSchemaTests {
+		res, err := CompileSchema([]byte(tt.schema), Options{})
+		if err != nil {
+			t.Errorf("CompileSchema(%s) error: %v", tt.schema, err)
+			continue
+		}
+		d, err := fsm.Compile(res.Node, fsm.Options{})
+		if err != nil {
+			t.Errorf("fsm.Compile(CompileSchema(%s)) error: %v", tt.schema, err)
+			continue
+		}
+		for _, s := range tt.match {
+			if !fsm.Matches(d, []byte(s)) {
+				t.Errorf("%s: schema %s: Matches(%q) = false, want true", tt.name, tt.schema, s)
+			}
+		}
+		for _, s := range tt.reject {
+			if fsm.Matches(d, []byte(s)) {
+				t.Errorf("%s: schema %s: Matches(%q) = true, want false", tt.name, tt.schema, s)
+			}
+		}
+	}
+}

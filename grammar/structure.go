@@ -67,8 +67,21 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 		enc, _ := EncodeJSONStringWith(fsm.Lit(name), c.esc())
 		declared = append(declared, fsm.Cat(fsm.Lit(`"`), enc, fsm.Lit(`"`)))
 		list := schemas[name]
-		if list == nil && r.addlSet {
+		var matched []sref
+		for _, pp := range r.patProps {
+			ok, err := c.patternMatches(pp.pat, name)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				matched = append(matched, pp.s)
+			}
+		}
+		if list == nil && r.addlSet && len(matched) == 0 {
 			list = r.addl
+		}
+		if len(matched) > 0 {
+			list = append(append([]sref(nil), list...), matched...)
 		}
 		v, err := c.emitList(list, r.ptr+"/properties/"+escapePointer(name))
 		if err != nil {
@@ -87,8 +100,55 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 		}
 		members = append(members, member{key: key, kv: fsm.Cat(key, c.colon, v), required: req})
 	}
-	// Extra properties.
-	var extra *fsm.Node
+	// Extra properties: keys matching a patternProperties pattern take
+	// that pattern's schema (a key matching several patterns is left out);
+	// other keys take additionalProperties.
+	var extras []*fsm.Node
+	var patBodies []*fsm.Node
+	for _, pp := range r.patProps {
+		cp, err := c.pattern(pp.pat)
+		if err != nil {
+			return nil, err
+		}
+		if cp == nil { // lenient mode dropped the pattern: no keys for it
+			continue
+		}
+		b, err := EncodeJSONStringWith(cp, c.esc())
+		if err != nil {
+			return nil, errorf(CodeBadPattern, pp.pat.ptr, "patternProperties", "%v", err)
+		}
+		patBodies = append(patBodies, b)
+	}
+	for i, pp := range r.patProps {
+		if i >= len(patBodies) {
+			break
+		}
+		v, err := c.emitList([]sref{pp.s}, pp.s.ptr)
+		if err != nil {
+			return nil, err
+		}
+		if v.Op == fsm.OpNoMatch {
+			continue
+		}
+		body := patBodies[i]
+		var others []*fsm.Node
+		for j, o := range patBodies {
+			if j != i {
+				others = append(others, o)
+			}
+		}
+		if len(others) > 0 {
+			body = fsm.Diff(body, fsm.Alt(others...))
+		}
+		key := fsm.Cat(fsm.Lit(`"`), body, fsm.Lit(`"`))
+		if len(declared) > 0 {
+			key = fsm.Diff(key, fsm.Alt(declared...))
+		}
+		if nameCP != nil {
+			key = fsm.And(key, nameCP)
+		}
+		extras = append(extras, fsm.Cat(key, c.colon, v))
+	}
 	if !r.closed {
 		var ev *fsm.Node
 		if r.addlSet {
@@ -97,19 +157,26 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 			if err != nil {
 				return nil, err
 			}
+		} else if c.opts.Extras == ExtrasForbidden {
+			ev = fsm.NoMatch()
 		} else {
 			ev = c.anyValue(c.opts.AnyValueDepth)
 		}
 		if ev.Op != fsm.OpNoMatch {
 			key := strLang[c.esc()].str
-			if len(declared) > 0 {
-				key = fsm.Diff(strLang[c.esc()].str, fsm.Alt(declared...))
+			excl := append(append([]*fsm.Node(nil), declared...), quoteAll(patBodies)...)
+			if len(excl) > 0 {
+				key = fsm.Diff(key, fsm.Alt(excl...))
 			}
 			if nameCP != nil {
 				key = fsm.And(key, nameCP)
 			}
-			extra = fsm.Cat(key, c.colon, ev)
+			extras = append(extras, fsm.Cat(key, c.colon, ev))
 		}
+	}
+	var extra *fsm.Node
+	if len(extras) > 0 {
+		extra = fsm.Alt(extras...)
 	}
 	nreq := 0
 	for _, m := range members {
@@ -417,6 +484,9 @@ func (c *compiler) disjoint(a, b *ir, depth int) bool {
 		}
 		for _, name := range x.required {
 			px, py := x.prop(name), y.prop(name)
+			if px != nil && py == nil && len(y.patProps) == 0 && c.forbidsExtras(y) {
+				return true // y cannot have the property x requires
+			}
 			if px == nil || py == nil {
 				continue
 			}
@@ -444,4 +514,25 @@ func emitTypes(r *ir) tset {
 		t &= e
 	}
 	return t
+}
+
+func quoteAll(bodies []*fsm.Node) []*fsm.Node {
+	out := make([]*fsm.Node, len(bodies))
+	for i, b := range bodies {
+		out[i] = fsm.Cat(fsm.Lit(`"`), b, fsm.Lit(`"`))
+	}
+	return out
+}
+
+// forbidsExtras reports whether r's schema rejects every property it does
+// not declare (additionalProperties false or unevaluatedProperties false).
+func (c *compiler) forbidsExtras(r *ir) bool {
+	if r.closed {
+		return true
+	}
+	if !r.addlSet {
+		return false
+	}
+	a, err := c.collectList(r.addl, r.ptr)
+	return err == nil && a.types == 0 && len(a.groups) == 0
 }

@@ -143,5 +143,13 @@ add("propertyNames-enum", {"type": "object", "propertyNames": {"enum": ["a", "bb
 add("unevaluated-false", {"type": "object", "properties": {"a": {"type": "integer"}}, "unevaluatedProperties": False})
 add("string-escapes", {"type": "string", "enum": ["\u0000", "\t", "\\", "/", "😀", "é"]})
 
+add("pattern-anchored", {"type": "string", "pattern": "^[A-Z]{2}-[0-9]{3}$"})
+add("pattern-search", {"type": "string", "pattern": "ab+c", "maxLength": 8})
+add("pattern-unicode", {"type": "string", "pattern": "^\\p{L}+$"})
+add("pattern-dot", {"type": "string", "pattern": "^.{2,4}$"})
+add("patternProperties", {"type": "object", "patternProperties": {"^x-": {"type": "integer"}, "^y": {"type": "string", "maxLength": 2}}, "additionalProperties": False})
+add("patternProperties-extras", {"type": "object", "properties": {"id": {"type": "integer"}}, "patternProperties": {"_n$": {"type": "number"}}, "additionalProperties": {"type": "boolean"}})
+add("not-pattern", {"type": "string", "not": {"pattern": "^a"}})
+
 for o in out:
     print(json.dumps(o, ensure_ascii=False))
