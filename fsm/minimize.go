@@ -225,13 +225,7 @@ func (p *partition) split() {
 func minimize(nq int, e edges, accept []bool, block []int32) int {
 	tail, head, label := e.src, e.dst, e.lab
 	m := len(tail)
-	blocks := newPartition(nq)
-	for q := range nq {
-		if accept[q] {
-			blocks.mark(int32(q))
-		}
-	}
-	blocks.split()
+	blocks := initialBlocks(nq, e, accept)
 
 	cords := newPartition(m)
 	if m > 0 {
@@ -297,6 +291,80 @@ func minimize(nq int, e edges, accept []bool, block []int32) int {
 	}
 	copy(block, blocks.set)
 	return int(blocks.z)
+}
+
+// initialBlocks partitions the states by (accepting, set of labels with a
+// live transition). Equivalent states of a trimmed DFA always agree on both
+// (a live transition on a label means some accepted string starts with
+// it), so this is a valid starting point for refinement, and a much finer
+// one than {accepting, rejecting}: on JSON automata it separates most
+// states at once and leaves Hopcroft little to do. The largest block gets
+// index 0, the one block the refinement loop never has to process.
+func initialBlocks(nq int, e edges, accept []bool) *partition {
+	sigs := make([][5]uint64, nq)
+	for q := range nq {
+		if accept[q] {
+			sigs[q][4] = 1
+		}
+	}
+	for i, q := range e.src {
+		l := e.lab[i]
+		sigs[q][l>>6] |= 1 << (l & 63)
+	}
+	ids := make(map[[5]uint64]int32)
+	of := make([]int32, nq)
+	var sizes []int32
+	for q := range nq {
+		id, ok := ids[sigs[q]]
+		if !ok {
+			id = int32(len(sizes))
+			ids[sigs[q]] = id
+			sizes = append(sizes, 0)
+		}
+		of[q] = id
+		sizes[id]++
+	}
+	// Put the largest block first.
+	big := int32(0)
+	for id, sz := range sizes {
+		if sz > sizes[big] {
+			big = int32(id)
+		}
+	}
+	remap := func(id int32) int32 {
+		switch id {
+		case big:
+			return 0
+		case 0:
+			return big
+		}
+		return id
+	}
+	p := newPartition(nq)
+	nb := len(sizes)
+	if nq == 0 {
+		return p
+	}
+	p.z = int32(nb)
+	start := int32(0)
+	for id := range nb {
+		b := remap(int32(id))
+		p.first[b] = start
+		start += sizes[id]
+		p.past[b] = start
+	}
+	pos := make([]int32, nb)
+	for b := range nb {
+		pos[b] = p.first[b]
+	}
+	for q := range nq {
+		b := remap(of[q])
+		p.elems[pos[b]] = int32(q)
+		p.loc[q] = pos[b]
+		p.set[q] = b
+		pos[b]++
+	}
+	return p
 }
 
 // canon merges byte classes with identical columns and renumbers states
