@@ -2,11 +2,15 @@ package tokenizer
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 func tinyPath(kind string) string { return filepath.Join("testdata", kind, "tokenizer.json") }
@@ -224,4 +228,49 @@ func prependedText(f *HFFile, text string) string {
 		out = append(out, text[s.start:s.end]...)
 	}
 	return string(out)
+}
+
+// randomText builds a string from pieces that stress pre-tokenizers and
+// BPE: ASCII words and digits, whitespace runs, punctuation, CJK, emoji,
+// combining marks, and (when invalid is set) bytes that are not UTF-8.
+func randomText(r *rand.Rand, invalid bool) string {
+	parts := []string{"hello", " world", "  ", "\n", "\r\n", "\t", "123456", "3.14", "'s", "'LL", "{\"a\":", " [1, 2]", "!!", "...",
+		"日本語", "테스트", "🎉", "👩‍💻", "e\u0301", "\u00a0", "\u3000", "ß", "Ω", "_x", "<|eot_id|>", "<|im_end|>", "</s>", "<end_of_turn>", "▁", "<0x0A>"}
+	if invalid {
+		parts = append(parts, "\xff", "\xc3", "\x80\x80")
+	}
+	var sb strings.Builder
+	for n := r.IntN(12); n >= 0; n-- {
+		sb.WriteString(parts[r.IntN(len(parts))])
+	}
+	return sb.String()
+}
+
+// TestRoundTripSharedRandom: Decode(Encode(s)) gives s back on the real
+// vocabularies for random mixed texts: exactly for Llama-3 (also with
+// invalid UTF-8), after NFC for Qwen3, and for the SentencePiece-style
+// ones with "▁" read as a space (a literal "▁" in the text is a space to
+// them, as in the reference) and, for Llama-2, a leading space per segment.
+func TestRoundTripSharedRandom(t *testing.T) {
+	for _, name := range sharedVocabs {
+		t.Run(name, func(t *testing.T) {
+			f, enc, v := sharedHF(t, name)
+			r := rand.New(rand.NewPCG(1, 2))
+			for range 300 {
+				s := randomText(r, name == "llama3_1")
+				want := s
+				switch name {
+				case "qwen3":
+					want = norm.NFC.String(s)
+				case "llama2":
+					want = strings.ReplaceAll(prependedText(f, s), "▁", " ")
+				case "gemma3":
+					want = strings.ReplaceAll(s, "▁", " ")
+				}
+				if got := string(v.Decode(enc.Encode(s))); got != want {
+					t.Errorf("Decode(Encode(%q)) = %q, want %q", s, got, want)
+				}
+			}
+		})
+	}
 }
