@@ -234,9 +234,6 @@ func (c *compiler) stringCP(r *ir, exclStr []*fsm.Node) (*fsm.Node, error) {
 		return nil, nil
 	}
 	var parts []*fsm.Node
-	if r.minLen > 0 || r.maxLen >= 0 {
-		parts = append(parts, fsm.Repeat(fsm.AnyRune(), r.minLen, r.maxLen))
-	}
 	for _, p := range r.patterns {
 		n, err := c.pattern(p)
 		if err != nil {
@@ -254,6 +251,29 @@ func (c *compiler) stringCP(r *ir, exclStr []*fsm.Node) (*fsm.Node, error) {
 		if n != nil {
 			parts = append(parts, n)
 		}
+	}
+	// The length keywords are intersected only where the other parts do
+	// not already imply them (a format such as email or ipv4 bounds its own
+	// length; intersecting with maxLength 1024 would only cost a product).
+	lo, hi := r.minLen, r.maxLen
+	if len(parts) > 0 {
+		pmin, pmax := 0, -1
+		for _, p := range parts {
+			a, b := lengthBounds(p)
+			pmin = max(pmin, a)
+			if b >= 0 && (pmax < 0 || b < pmax) {
+				pmax = b
+			}
+		}
+		if lo <= pmin {
+			lo = 0
+		}
+		if hi >= 0 && pmax >= 0 && pmax <= hi {
+			hi = -1
+		}
+	}
+	if lo > 0 || hi >= 0 {
+		parts = append(parts, fsm.Repeat(fsm.AnyRune(), lo, hi))
 	}
 	if len(exclStr) > 0 {
 		parts = append(parts, fsm.Not(fsm.Alt(exclStr...)))
@@ -478,4 +498,70 @@ func (c *compiler) emitEnum(r *ir) (*fsm.Node, error) {
 		alts = append(alts, fsm.And(trie(strs), fsm.Cat(fsm.Lit(`"`), body, fsm.Lit(`"`))))
 	}
 	return fsm.Alt(alts...), nil
+}
+
+// lengthBounds returns a lower bound on the length in characters of every
+// string of a code-point language, and an upper bound (-1: unbounded).
+func lengthBounds(n *fsm.Node) (lo, hi int) {
+	const inf = -1
+	switch n.Op {
+	case fsm.OpEmpty:
+		return 0, 0
+	case fsm.OpNoMatch:
+		return 0, 0
+	case fsm.OpLiteral:
+		k := utf8.RuneCount(n.Lit)
+		return k, k
+	case fsm.OpRunes:
+		return 1, 1
+	case fsm.OpConcat:
+		for _, s := range n.Subs {
+			a, b := lengthBounds(s)
+			lo += a
+			if hi != inf {
+				if b == inf {
+					hi = inf
+				} else {
+					hi += b
+				}
+			}
+		}
+		return lo, hi
+	case fsm.OpAlt:
+		lo = -1
+		for _, s := range n.Subs {
+			a, b := lengthBounds(s)
+			if lo < 0 || a < lo {
+				lo = a
+			}
+			if hi != inf && (b == inf || b > hi) {
+				hi = b
+			}
+		}
+		return max(lo, 0), hi
+	case fsm.OpRepeat:
+		a, b := lengthBounds(n.Subs[0])
+		lo = a * n.Min
+		if n.Max < 0 {
+			if b == 0 {
+				return lo, 0
+			}
+			return lo, inf
+		}
+		if b == inf {
+			return lo, inf
+		}
+		return lo, b * n.Max
+	case fsm.OpAnd:
+		hi = inf
+		for _, s := range n.Subs {
+			a, b := lengthBounds(s)
+			lo = max(lo, a)
+			if b != inf && (hi == inf || b < hi) {
+				hi = b
+			}
+		}
+		return lo, hi
+	}
+	return 0, inf
 }
