@@ -317,6 +317,7 @@ func TestBudgets(t *testing.T) {
 		{"repeat", mustParse(t, `a{20000}`), Options{}, ErrRepeatTooLarge, DefaultMaxRepeat},
 		{"repeat-small", mustParse(t, `a{2,11}`), Options{MaxRepeat: 10}, ErrRepeatTooLarge, 10},
 		{"deep", deep, Options{}, ErrTooDeep, DefaultMaxDepth},
+		{"bytes", mustParse(t, `[ab]*a[ab]{12}`), Options{MaxDFABytes: 4 << 10}, ErrTooManyDFABytes, 4 << 10},
 		{"product", mustParse(t, `[ab]*a[ab]{8}&[ab]*b[ab]{8}`), Options{MaxDFAStates: 600}, ErrTooManyDFAStates, 600},
 		{"timeout", mustParse(t, `[ab]*a[ab]{20}`), Options{Timeout: time.Nanosecond}, ErrTimeout, 0},
 		{"canceled", mustParse(t, `[ab]*a[ab]{20}`), Options{Context: canceled}, ErrTimeout, 0},

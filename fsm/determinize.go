@@ -189,6 +189,9 @@ func (c *compiler) determinize(m *nfa) (*rawDFA, error) {
 			if t.len() > c.opts.MaxDFAStates {
 				return 0, limitErr(ErrTooManyDFAStates, int64(c.opts.MaxDFAStates), int64(t.len()))
 			}
+			if b := int64(t.len()) * int64(k) * 4; b > int64(c.opts.MaxDFABytes) {
+				return 0, limitErr(ErrTooManyDFABytes, int64(c.opts.MaxDFABytes), b)
+			}
 			r.accept = append(r.accept, len(set) > 0 && set[0] == nfaAccept)
 		}
 		return id, nil

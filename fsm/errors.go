@@ -22,8 +22,9 @@ type Error struct {
 type ErrorCode uint8
 
 // The error codes. Codes below ErrTooManyNFAStates are parse (syntax or
-// unsupported-construct) errors; codes from ErrTooManyNFAStates on are budget
-// errors raised while compiling.
+// unsupported-construct) errors; ErrTooManyNFAStates through ErrTooManyDFABytes
+// are budget errors raised while compiling (see IsLimit). Token-side codes
+// (errors_tokens.go) start at 100.
 const (
 	ErrInternal         ErrorCode = iota // a bug in fsm; should never be seen
 	ErrInvalidNode                       // a malformed *Node (nil, missing operands)
@@ -43,6 +44,7 @@ const (
 	ErrRepeatTooLarge                    // a repeat count exceeds Options.MaxRepeat
 	ErrTooDeep                           // the AST is nested deeper than Options.MaxDepth
 	ErrTimeout                           // the build ran past Options.Timeout or its context was done
+	ErrTooManyDFABytes                   // a DFA's transition table grew past Options.MaxDFABytes
 )
 
 var codeNames = [...]string{
@@ -64,19 +66,26 @@ var codeNames = [...]string{
 	ErrRepeatTooLarge:   "repeat count too large",
 	ErrTooDeep:          "expression nests too deeply for compilation",
 	ErrTimeout:          "time budget exceeded",
+	ErrTooManyDFABytes:  "DFA transition table too large",
 }
 
-// String returns a short English description of the code.
+// String returns a short English description of the code (automaton codes
+// here, token-side codes from errors_tokens.go).
 func (c ErrorCode) String() string {
 	if int(c) < len(codeNames) && codeNames[c] != "" {
 		return codeNames[c]
+	}
+	if s, ok := tokenCodeName(c); ok {
+		return s
 	}
 	return "ErrorCode(" + strconv.Itoa(int(c)) + ")"
 }
 
 // IsLimit reports whether the code is a budget error (the input was valid
-// but too large or too slow to compile under the configured Options).
-func (c ErrorCode) IsLimit() bool { return c >= ErrTooManyNFAStates }
+// but too large or too slow under the configured options).
+func (c ErrorCode) IsLimit() bool {
+	return c >= ErrTooManyNFAStates && c <= ErrTooManyDFABytes || tokenCodeIsLimit(c)
+}
 
 // Error formats the error as "fsm: <code>[: detail][ at offset N][ (size S > limit L)]".
 func (e *Error) Error() string {

@@ -15,6 +15,7 @@ import (
 type Options struct {
 	MaxNFAStates int           // states of one Thompson NFA (default DefaultMaxNFAStates)
 	MaxDFAStates int           // states of one subset-construction or product DFA (default DefaultMaxDFAStates)
+	MaxDFABytes  int           // transition-table bytes of one such DFA, states × classes × 4 (default DefaultMaxDFABytes)
 	MaxWork      int64         // sum of NFA-set sizes processed by determinization (default DefaultMaxWork)
 	MaxRepeat    int           // largest m or n accepted in x{m,n} (default DefaultMaxRepeat)
 	MaxDepth     int           // deepest AST nesting the compiler recurses into (default DefaultMaxDepth)
@@ -49,6 +50,13 @@ const (
 	// later needs a token mask, so beyond this the mask store, not the DFA,
 	// becomes the problem.
 	DefaultMaxDFAStates = 200_000
+
+	// DefaultMaxDFABytes bounds the transition table of one DFA under
+	// construction. The state budget alone allows 200k × 256 classes × 4 B
+	// = 200 MB; JSON automata have 40–80 classes, so 64 MiB admits every
+	// DFA the state budget admits at realistic class counts while capping
+	// the pathological many-class case.
+	DefaultMaxDFABytes = 64 << 20
 
 	// DefaultMaxWork bounds the sum of NFA-set sizes processed by subset
 	// construction (each unit is a few ns of hashing and closure work), so
@@ -88,6 +96,7 @@ func (o Options) withDefaults() Options {
 	}
 	fix(&o.MaxNFAStates, DefaultMaxNFAStates)
 	fix(&o.MaxDFAStates, DefaultMaxDFAStates)
+	fix(&o.MaxDFABytes, DefaultMaxDFABytes)
 	fix(&o.MaxRepeat, DefaultMaxRepeat)
 	fix(&o.MaxDepth, DefaultMaxDepth)
 	switch {

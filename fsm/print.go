@@ -10,8 +10,8 @@ import (
 // maxPrintLen caps the output of String and Dump. The AST is a DAG and its
 // printed form is the unfolded tree, which can be exponentially larger than
 // the DAG; 4 MiB is far beyond any regex a person reads and keeps a
-// pathological DAG from exhausting memory. Truncated output ends in "…" and
-// does not parse back.
+// pathological DAG from exhausting memory. Truncated output (also for ASTs
+// nested deeper than maxPrintDepth) ends in "…" and does not parse back.
 const maxPrintLen = 4 << 20
 
 // Operator precedences, loosest first. A node is printed in parentheses
@@ -24,13 +24,19 @@ const (
 	precAtom          // a, [a-z], (?:…), ~(…)
 )
 
+// maxPrintDepth caps the nesting String and Dump recurse into, so that a
+// hand-built AST millions of levels deep cannot exhaust the goroutine
+// stack; no regex a person reads nests that deep.
+const maxPrintDepth = 10_000
+
 type printer struct {
 	b         strings.Builder
+	depth     int
 	truncated bool
 }
 
 func (p *printer) full() bool {
-	if p.b.Len() > maxPrintLen {
+	if p.b.Len() > maxPrintLen || p.depth > maxPrintDepth {
 		p.truncated = true
 	}
 	return p.truncated
@@ -81,6 +87,8 @@ func litUnits(b []byte) int {
 }
 
 func (p *printer) node(n *Node, ctx int) {
+	p.depth++
+	defer func() { p.depth-- }()
 	if p.full() {
 		return
 	}
@@ -295,6 +303,8 @@ func (n *Node) Dump() string {
 }
 
 func (p *printer) dump(n *Node) {
+	p.depth++
+	defer func() { p.depth-- }()
 	if p.full() {
 		return
 	}

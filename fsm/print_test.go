@@ -65,3 +65,15 @@ func TestStringTruncates(t *testing.T) {
 		t.Errorf("String of exponential DAG: len %d, suffix %q; want truncated near %d ending in …", len(s), s[len(s)-8:], maxPrintLen)
 	}
 }
+
+func TestStringDeep(t *testing.T) {
+	n := Lit("x")
+	for range 3 * maxPrintDepth {
+		n = &Node{Op: OpNot, Subs: []*Node{n}}
+	}
+	for _, s := range []string{n.String(), n.Dump()} {
+		if len(s) > 20*maxPrintDepth || s[len(s)-len("…"):] != "…" {
+			t.Errorf("String/Dump of a %d-deep AST: len %d, want truncated with …", 3*maxPrintDepth, len(s))
+		}
+	}
+}

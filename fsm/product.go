@@ -44,6 +44,9 @@ func (c *compiler) intersect(a, b *DFA) (*DFA, error) {
 		if len(pairs) >= c.opts.MaxDFAStates {
 			return 0, limitErr(ErrTooManyDFAStates, int64(c.opts.MaxDFAStates), int64(len(pairs)+1))
 		}
+		if b := int64(len(pairs)+1) * int64(k) * 4; b > int64(c.opts.MaxDFABytes) {
+			return 0, limitErr(ErrTooManyDFABytes, int64(c.opts.MaxDFABytes), b)
+		}
 		id := int32(len(pairs))
 		ids[key] = id
 		pairs = append(pairs, [2]StateID{p, q})
