@@ -474,6 +474,12 @@ func (c *compiler) disjoint(a, b *ir, depth int) bool {
 			return true
 		}
 	}
+	if ta&^tNum == 0 && tb&^tNum == 0 && !intervalsOverlap(a, b) {
+		return true
+	}
+	if ta == tStr && tb == tStr && c.stringsDisjoint(a, b) {
+		return true
+	}
 	if depth <= 0 {
 		return false
 	}
@@ -535,4 +541,44 @@ func (c *compiler) forbidsExtras(r *ir) bool {
 	}
 	a, err := c.collectList(r.addl, r.ptr)
 	return err == nil && a.types == 0 && len(a.groups) == 0
+}
+
+// intervalsOverlap reports whether the numeric bounds of a and b can hold
+// at once.
+func intervalsOverlap(a, b *ir) bool {
+	lo := tighterLo(a.lo, b.lo)
+	hi := tighterHi(a.hi, b.hi)
+	if lo == nil || hi == nil {
+		return true
+	}
+	c := lo.r.Cmp(hi.r)
+	return c < 0 || c == 0 && !lo.excl && !hi.excl
+}
+
+// stringsDisjoint proves two string-only records disjoint by an emptiness
+// check of their code-point languages. It is sound because those languages
+// are exactly the decoded strings the schemas accept (lengths and ECMA
+// patterns are exact); formats, which we under-approximate, are excluded.
+func (c *compiler) stringsDisjoint(a, b *ir) bool {
+	parts := func(r *ir) ([]*fsm.Node, bool) {
+		if len(r.formats) > 0 || len(r.groups) > 0 || len(r.nots) > 0 || r.hasEnum {
+			return nil, false
+		}
+		out := []*fsm.Node{fsm.Repeat(fsm.AnyRune(), r.minLen, r.maxLen)}
+		for _, p := range r.patterns {
+			n, err := c.pattern(p)
+			if err != nil || n == nil {
+				return nil, false
+			}
+			out = append(out, n)
+		}
+		return out, true
+	}
+	pa, ok1 := parts(a)
+	pb, ok2 := parts(b)
+	if !ok1 || !ok2 {
+		return false
+	}
+	empty, err := fsm.IsEmpty(fsm.And(append(pa, pb...)...), fsm.Options{MaxDFAStates: 20_000, MaxWork: 2_000_000})
+	return err == nil && empty
 }
