@@ -176,6 +176,29 @@ func TestPiecesMatchTokenizer(t *testing.T) {
 	}
 }
 
+// TestPiecesO200k is TestPiecesMatchTokenizer for o200k (200k tokens; the
+// merge recovery alone takes ~10 s), run when CONFORM_LLAMA_SLOW=1.
+func TestPiecesO200k(t *testing.T) {
+	if os.Getenv("CONFORM_LLAMA_SLOW") == "" {
+		t.Skip("set CONFORM_LLAMA_SLOW=1 to check the o200k vocabulary")
+	}
+	m := loadTest(t, "o200k", Params{ContextSize: 256, Threads: 2})
+	if n := checkPieces(t, m, synthModel(t, "o200k")); n != 199998 {
+		t.Errorf("compared %d pieces, want the 199998 ranks", n)
+	}
+	ids, err := m.Tokenize("Hello, world! 12345", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pieces []string
+	for _, id := range ids {
+		pieces = append(pieces, string(m.TokenPiece(id)))
+	}
+	if got, want := strings.Join(pieces, "|"), "Hello|,| world|!| |123|45"; got != want {
+		t.Errorf("o200k pieces of %q = %q, want %q", "Hello, world! 12345", got, want)
+	}
+}
+
 // TestSharedVocabularies builds synthetic models with real HF vocabularies
 // from ../shared and checks every piece against conform/tokenizer and
 // llama.cpp's tokenization against the HF reference ids.
@@ -516,10 +539,24 @@ func TestGrammar(t *testing.T) {
 	}
 }
 
-// BenchmarkDecodeToken measures one generation step on the tiny model:
-// decode one token and copy its logits row (100k floats) into Go.
+// benchModel is the tiny cl100k model, or the GGUF file named by
+// CONFORM_LLAMA_BENCH_MODEL (for example a qwen2.5-0.5b synthetic model).
+func benchModel(b *testing.B, p Params) *Model {
+	if path := os.Getenv("CONFORM_LLAMA_BENCH_MODEL"); path != "" {
+		m, err := Load(path, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { m.Close() })
+		return m
+	}
+	return loadTest(b, "cl100k", p)
+}
+
+// BenchmarkDecodeToken measures one generation step: decode one token and
+// copy its logits row into Go.
 func BenchmarkDecodeToken(b *testing.B) {
-	m := loadTest(b, "cl100k", Params{ContextSize: 4096, BatchSize: 64, Threads: 2})
+	m := benchModel(b, Params{ContextSize: 4096, BatchSize: 64})
 	pos := 0
 	for b.Loop() {
 		if pos == m.SeqContextSize() {
@@ -536,9 +573,30 @@ func BenchmarkDecodeToken(b *testing.B) {
 	}
 }
 
+// BenchmarkPrompt128 measures decoding a 128-token prompt in one batch
+// (prefill), logits for the last token only.
+func BenchmarkPrompt128(b *testing.B) {
+	m := benchModel(b, Params{ContextSize: 512, BatchSize: 128})
+	batch := make(Batch, 128)
+	for i := range batch {
+		batch[i] = BatchToken{Token: TokenID(100 + i), Pos: i, Logits: i == 127}
+	}
+	for b.Loop() {
+		if err := m.ClearSeq(0); err != nil {
+			b.Fatal(err)
+		}
+		if err := m.Decode(batch); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.Logits(127); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkLogitsCopy measures copying one logits row into Go memory.
 func BenchmarkLogitsCopy(b *testing.B) {
-	m := loadTest(b, "cl100k", Params{ContextSize: 256, Threads: 2})
+	m := benchModel(b, Params{ContextSize: 256, Threads: 2})
 	if err := m.Decode(Batch{{Token: 100, Logits: true}}); err != nil {
 		b.Fatal(err)
 	}
