@@ -222,6 +222,7 @@ func TestPenalties(t *testing.T) {
 		{"frequency counts", Params{FrequencyPenalty: 0.2}, []float32{2, 1.7, 0}, []TokenID{0, 0}, 1},
 		{"window forgets", Params{FrequencyPenalty: 0.2, PenaltyLastN: 2}, []float32{2, 1.7, 0}, []TokenID{0, 0, 2, 2}, 0},
 		{"window keeps", Params{FrequencyPenalty: 0.2, PenaltyLastN: 3}, []float32{2, 1.9, 0}, []TokenID{0, 0, 2, 2}, 1},
+		{"bias and penalty together", Params{PresencePenalty: 0.5, LogitBias: map[TokenID]float64{1: 0.2}}, []float32{2, 1.7, 0}, []TokenID{0}, 1},
 		{"negative presence rewards", Params{PresencePenalty: -2}, []float32{2, 1.9, 0.5}, []TokenID{2}, 2},
 	}
 	for _, tt := range tests {
