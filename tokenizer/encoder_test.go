@@ -3,11 +3,13 @@ package tokenizer
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -224,5 +226,39 @@ func TestRoundTripTiny(t *testing.T) {
 		if got := string(v.Decode(enc.Encode(s))); got != s {
 			t.Errorf("Decode(Encode(%q)) = %q", s, got)
 		}
+	}
+}
+
+// TestEncodeConcurrent: one Encoder used from several goroutines (sharing
+// its cache) gives the same ids as sequential use.
+func TestEncodeConcurrent(t *testing.T) {
+	want := map[string][]TokenID{}
+	seq := mustEncoder(t, tinyPath("bytelevel"))
+	for _, tt := range tinyEncodeTests {
+		if tt.kind == "bytelevel" {
+			want[tt.text] = seq.Encode(tt.text)
+		}
+	}
+	enc := mustEncoder(t, tinyPath("bytelevel"))
+	errs := make(chan string, 8)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				for text, w := range want {
+					if got := enc.Encode(text); !slices.Equal(got, w) {
+						errs <- fmt.Sprintf("goroutine %d round %d: Encode(%q) = %v, want %v", g, i, text, got, w)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
