@@ -133,30 +133,65 @@ func (c *compiler) determinize(m *nfa) (*rawDFA, error) {
 	r.k = k
 
 	ns := len(m.states)
-	ss := newSparseSet(ns)
-	var stack, buf []int32
-	closure := func(seeds []int32) []int32 {
-		ss.clear()
-		stack = stack[:0]
-		buf = buf[:0]
-		for _, s := range seeds {
-			if !ss.has(s) {
-				ss.add(s)
-				stack = append(stack, s)
-			}
+	// The epsilon closure of each NFA state is computed once, by depth-first
+	// search, and kept (core states only, sorted) in an arena; the closure
+	// of a bucket of states is then the union of cached lists, and the
+	// common one-state bucket needs no union and no sort at all. The arena
+	// is capped so that NFAs with long epsilon chains (whose closures sum
+	// to quadratic size) fall back to searching each time.
+	cacheCap := max(1<<20, 8*ns)
+	cacheOff := make([]int32, ns)
+	cacheLen := make([]int32, ns)
+	for i := range cacheOff {
+		cacheOff[i] = -1
+	}
+	var arena []int32
+	dfs := newSparseSet(ns)
+	var stack, one []int32
+	closureOf := func(s int32) []int32 {
+		if o := cacheOff[s]; o >= 0 {
+			return arena[o : o+cacheLen[s]]
 		}
+		dfs.clear()
+		dfs.add(s)
+		stack = append(stack[:0], s)
+		one = one[:0]
 		for len(stack) > 0 {
 			s := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			st := &m.states[s]
 			if st.kind != nfaEps {
-				buf = append(buf, s)
+				one = append(one, s)
 				continue
 			}
 			for _, t := range m.targets(st) {
-				if !ss.has(t) {
-					ss.add(t)
+				if !dfs.has(t) {
+					dfs.add(t)
 					stack = append(stack, t)
+				}
+			}
+		}
+		slices.Sort(one)
+		if len(arena)+len(one) > cacheCap {
+			return one
+		}
+		cacheOff[s], cacheLen[s] = int32(len(arena)), int32(len(one))
+		arena = append(arena, one...)
+		return arena[cacheOff[s] : int(cacheOff[s])+len(one)]
+	}
+	ss := newSparseSet(ns)
+	var buf []int32
+	closure := func(seeds []int32) []int32 {
+		if len(seeds) == 1 {
+			return closureOf(seeds[0])
+		}
+		ss.clear()
+		buf = buf[:0]
+		for _, s := range seeds {
+			for _, x := range closureOf(s) {
+				if !ss.has(x) {
+					ss.add(x)
+					buf = append(buf, x)
 				}
 			}
 		}
@@ -198,7 +233,7 @@ func (c *compiler) determinize(m *nfa) (*rawDFA, error) {
 	}
 
 	start := closure([]int32{m.start})
-	if err := addWork(len(ss.dense)); err != nil {
+	if err := addWork(len(start)); err != nil {
 		return nil, err
 	}
 	id, err := newState(start)
@@ -230,7 +265,7 @@ func (c *compiler) determinize(m *nfa) (*rawDFA, error) {
 				r.trans = append(r.trans, r.trans[len(r.trans)-1])
 			default:
 				next := closure(buckets[cl])
-				if err := addWork(len(ss.dense)); err != nil {
+				if err := addWork(len(next) + len(buckets[cl])); err != nil {
 					return nil, err
 				}
 				id, err := newState(next)
