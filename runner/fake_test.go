@@ -27,6 +27,9 @@ type fakeEngine struct {
 	// onDecode, when set, is called at the start of each decode with the
 	// number of decodes before it (tests submit requests from it).
 	onDecode func(n int)
+	// noPartialRemove makes RemoveKV fail unless it removes a whole
+	// sequence, like a recurrent model's cache.
+	noPartialRemove bool
 	// failLogits, when set, is consulted before each Logits call.
 	failLogits func(i int) error
 }
@@ -91,6 +94,9 @@ func (e *fakeEngine) RemoveKV(seq int, from, to int) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.removed = append(e.removed, [3]int{seq, from, to})
+	if e.noPartialRemove && from > 0 {
+		return errors.New("fake: this cache cannot drop a suffix")
+	}
 	kv := e.kv[seq]
 	if from > len(kv) {
 		return fmt.Errorf("fake: seq %d: remove from %d past %d", seq, from, len(kv))

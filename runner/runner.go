@@ -338,14 +338,21 @@ func (r *Runner) start(s *slot, rq *request, reuse int) {
 	s.usage = Usage{PromptTokens: len(rq.Prompt), CachedTokens: reuse}
 	s.text.reset(rq.Stop)
 	s.prefilling = true
-	s.queue = append(s.queue[:0], rq.Prompt[reuse:]...)
 	if len(s.cache) > reuse {
+		// Some caches (recurrent models) cannot drop a suffix: then start
+		// the sequence over instead of failing the request.
 		if err := r.eng.RemoveKV(s.seq, reuse, -1); err != nil {
-			r.finish(s, FinishError, errorf(CodeEngine, "RemoveKV", err, "slot %d", s.seq), true)
-			return
+			reuse = 0
+			if err := r.eng.RemoveKV(s.seq, 0, -1); err != nil {
+				s.usage.CachedTokens = 0
+				r.finish(s, FinishError, errorf(CodeEngine, "RemoveKV", err, "slot %d", s.seq), true)
+				return
+			}
 		}
 		s.cache = s.cache[:reuse]
+		s.usage.CachedTokens = reuse
 	}
+	s.queue = append(s.queue[:0], rq.Prompt[reuse:]...)
 	if s.samp == nil {
 		samp, err := sampler.New(r.vocab, rq.Params)
 		if err != nil {

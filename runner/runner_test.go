@@ -717,3 +717,28 @@ func TestFullyForced(t *testing.T) {
 		t.Errorf("forced run with MaxTokens 2: %v, want \"he\" and finish length", res)
 	}
 }
+
+// TestNoPartialRemoval: with a cache that can only drop whole sequences, a
+// prompt sharing a prefix with the slot's cache starts over instead of
+// failing, and gives the same tokens.
+func TestNoPartialRemoval(t *testing.T) {
+	r, eng := start(t, Config{Slots: 1})
+	eng.mu.Lock()
+	eng.noPartialRemove = true
+	eng.mu.Unlock()
+	p := sampler.Params{Seed: 1, LogitBias: map[sampler.TokenID]float64{sampler.TokenID(testEOS): -100}}
+	collect(t, submit(t, r, Request{Prompt: prompt(1, 12), Params: p, MaxTokens: 4}))
+	ext := append(prompt(1, 12), 30, 2, 3)
+	got := collect(t, submit(t, r, Request{Prompt: ext, Params: p, MaxTokens: 5}))
+	fresh, _ := start(t, Config{Slots: 1})
+	want := collect(t, submit(t, fresh, Request{Prompt: ext, Params: p, MaxTokens: 5}))
+	if got.final.Err != nil || !slices.Equal(got.tokens, want.tokens) {
+		t.Errorf("after a refused suffix removal: %v, want %v", got, want)
+	}
+	if u := got.final.Usage; u.CachedTokens != 0 {
+		t.Errorf("CachedTokens = %d, want 0 (the sequence started over)", u.CachedTokens)
+	}
+	if st := r.Stats(); st.ReusedTokens != 0 {
+		t.Errorf("Stats().ReusedTokens = %d, want 0", st.ReusedTokens)
+	}
+}
