@@ -86,8 +86,13 @@ func (f *HFFile) Encoder() (*Encoder, error) {
 	m.fuseUnk = mr.FuseUnk
 	m.byteFallback = mr.ByteFallback
 	m.ignoreMerges = mr.IgnoreMerges
-	f.buildIndex()
-	m.vocab = f.index
+	index, merges := f.index, f.merges
+	if index == nil { // an HFFile not made by ReadHFFile: build the tables on a copy
+		g := *f
+		g.buildIndex()
+		index, merges = g.index, g.merges
+	}
+	m.vocab = index
 	m.unk = NoToken
 	if mr.UnkToken != nil {
 		if id, ok := m.vocab[*mr.UnkToken]; ok {
@@ -113,7 +118,7 @@ func (f *HFFile) Encoder() (*Encoder, error) {
 		}
 	}
 	m.merges = make(map[uint64]uint64, len(f.Merges))
-	for rank, mg := range f.merges {
+	for rank, mg := range merges {
 		if mg.left == NoToken || mg.right == NoToken || mg.joint == NoToken {
 			if _, _, ok := splitMerge(f.Merges[rank]); !ok {
 				return nil, errorf(CodeSyntax, place+"model.merges", nil, "merge %d %q", rank, f.Merges[rank])

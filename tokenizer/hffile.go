@@ -210,6 +210,7 @@ func parseHFFile(data []byte, path string) (*HFFile, error) {
 	if err := f.readMerges(); err != nil {
 		return nil, err
 	}
+	f.bpeTables()
 	if err := f.detect(); err != nil {
 		return nil, err
 	}
@@ -273,7 +274,7 @@ func (f *HFFile) readVocab() error {
 }
 
 // readMerges fills Merges from model.merges in either the "a b" string
-// form or the ["a", "b"] pair form, and derives BPE Scores.
+// form or the ["a", "b"] pair form.
 func (f *HFFile) readMerges() error {
 	place := f.Path + ": model.merges"
 	raw := bytes.TrimSpace(f.raw.Model.Merges)
@@ -301,8 +302,17 @@ func (f *HFFile) readMerges() error {
 			f.Merges[i] = p[0] + " " + p[1]
 		}
 	}
-	if f.Scores == nil && f.ModelType == "BPE" {
-		f.buildIndex()
+	return nil
+}
+
+// bpeTables builds the shared BPE lookup tables and, when the model gives
+// no scores, the BPE Scores.
+func (f *HFFile) bpeTables() {
+	if f.ModelType != "BPE" {
+		return
+	}
+	f.buildIndex()
+	if f.Scores == nil {
 		f.Scores = make([]float32, len(f.Vocab))
 		set := make([]bool, len(f.Vocab))
 		for rank, m := range f.merges {
@@ -312,7 +322,6 @@ func (f *HFFile) readMerges() error {
 			}
 		}
 	}
-	return nil
 }
 
 // mergeIDs is one merge as token ids; an id is NoToken when its string
@@ -320,7 +329,8 @@ func (f *HFFile) readMerges() error {
 type mergeIDs struct{ left, right, joint TokenID }
 
 // buildIndex fills f.index (model vocabulary string → id) and f.merges
-// (each merge as ids), once; LoadHF's Scores and the Encoder share them.
+// (each merge as ids), once, at parse time; Scores and the Encoder share
+// them. (Building them later would make HFFile's methods racy.)
 func (f *HFFile) buildIndex() {
 	if f.index != nil {
 		return
