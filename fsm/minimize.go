@@ -271,13 +271,11 @@ func minimize(nq int, e edges, accept []bool, block []int32) int {
 		pos[h]++
 	}
 
-	b, cd := int32(1), int32(0)
-	for cd < cords.z {
-		for i := cords.first[cd]; i < cords.past[cd]; i++ {
-			blocks.mark(tail[cords.elems[i]])
-		}
-		blocks.split()
-		cd++
+	// The initial cords (all transitions of one label) need no processing:
+	// splitting by "has a transition on label l" is exactly what the
+	// initial blocks already did. Every block but block 0 is pending.
+	b, cd := int32(1), cords.z
+	for {
 		for b < blocks.z {
 			for i := blocks.first[b]; i < blocks.past[b]; i++ {
 				q := blocks.elems[i]
@@ -288,6 +286,14 @@ func minimize(nq int, e edges, accept []bool, block []int32) int {
 			cords.split()
 			b++
 		}
+		if cd >= cords.z {
+			break
+		}
+		for i := cords.first[cd]; i < cords.past[cd]; i++ {
+			blocks.mark(tail[cords.elems[i]])
+		}
+		blocks.split()
+		cd++
 	}
 	copy(block, blocks.set)
 	return int(blocks.z)
