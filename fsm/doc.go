@@ -18,8 +18,22 @@
 //  4. minimizes it (Hopcroft/Valmari partition refinement) and renumbers it
 //     canonically, dead state first, into a *DFA.
 //
-// Every step runs under the budgets in Options and fails with an *Error
-// whose Code says which limit was hit, never with a hang or a panic.
+// Every step runs under the budgets in Options (NFA states, DFA states and
+// table bytes, determinization work, repeat counts, nesting depth, a time
+// budget and an optional context) and fails with an *Error whose Code says
+// which limit was hit and which carries the limit and the size reached,
+// never with a hang or a panic. Options.Stats reports sizes and phase times.
+//
+// The algorithms are explained where they live: nfa.go (continuation
+// passing), utf8.go (UTF-8 range splitting), determinize.go (subset
+// construction, closures, interning), minimize.go (trimming, Valmari's
+// Hopcroft variant, canonical numbering) and product.go.
+//
+// Helpers built on a *DFA: Matches, ShortestMatch, RandomWalk (random
+// accepted strings for property tests) and IsEmpty (language emptiness, as
+// grammar/ uses for oneOf disjointness via IsEmpty(And(a, b))). (*DFA).String
+// and DumpNFA give deterministic dumps for table tests; cmd/fsmdump prints
+// them for a pattern.
 //
 // # The project regex dialect
 //
