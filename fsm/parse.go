@@ -789,6 +789,18 @@ func (p *parser) class() (*Node, error) {
 			if err != nil {
 				return nil, err
 			}
+			if (lo.isSet || hi.isSet) && p.mode == modeECMA {
+				// Annex B: a range with a class escape at either end is
+				// the two items and a literal '-' ([\w-.] in the wild).
+				for _, it := range []classItem{lo, {r: '-'}, hi} {
+					if it.isSet {
+						rs = append(rs, it.set...)
+					} else {
+						rs = append(rs, RuneRange{it.r, it.r})
+					}
+				}
+				continue
+			}
 			if lo.isSet || hi.isSet || hi.r < lo.r {
 				return nil, parseErr(ErrInvalidRange, p.src[itemStart:p.pos], itemStart)
 			}
