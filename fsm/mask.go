@@ -46,19 +46,25 @@ func maskListMax(words int) int { return max(words/2, 16) }
 
 // hashWords hashes a bitset and counts its set bits in one pass: a
 // multiplicative mix over four independent lanes (so the multiplies
-// pipeline). Equality is always re-checked, so collisions cost time, never
-// correctness.
+// pipeline), skipping all-zero blocks of four words (most cold masks are
+// sparse) and mixing in each block's position instead. Equality is always
+// re-checked, so collisions cost time, never correctness.
 func hashWords(w []uint64) (h uint64, pop int) {
 	const m = 0x9E3779B97F4A7C15
 	h0, h1, h2, h3 := uint64(len(w)), uint64(1), uint64(2), uint64(3)
 	i := 0
 	for ; i+4 <= len(w); i += 4 {
-		x0, x1, x2, x3 := w[i], w[i+1], w[i+2], w[i+3]
+		b := w[i : i+4 : i+4]
+		x0, x1, x2, x3 := b[0], b[1], b[2], b[3]
+		if x0|x1|x2|x3 == 0 {
+			continue
+		}
 		pop += bits.OnesCount64(x0) + bits.OnesCount64(x1) + bits.OnesCount64(x2) + bits.OnesCount64(x3)
-		h0 = (h0 ^ x0) * m
-		h1 = (h1 ^ x1) * m
-		h2 = (h2 ^ x2) * m
-		h3 = (h3 ^ x3) * m
+		p := uint64(i)
+		h0 = (h0 ^ x0 ^ p) * m
+		h1 = (h1 ^ x1 ^ p) * m
+		h2 = (h2 ^ x2 ^ p) * m
+		h3 = (h3 ^ x3 ^ p) * m
 	}
 	for ; i < len(w); i++ {
 		pop += bits.OnesCount64(w[i])
