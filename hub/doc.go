@@ -41,6 +41,9 @@
 //
 // The package reads no environment variable (the caller reads HF_ENDPOINT,
 // HF_TOKEN and flags into Options) except DefaultCacheDir, which reads
-// XDG_CACHE_HOME. It never logs the token. Two processes resolving the same
-// model into the same cache at the same moment are not coordinated.
+// XDG_CACHE_HOME. It never logs the token. Two processes (or goroutines)
+// resolving the same model into the same cache at once take turns on an
+// advisory lock per file (<file>.lock, flock; not coordinated on systems
+// without flock, such as Windows): the second finds the first one's
+// download in the cache.
 package hub

@@ -66,15 +66,7 @@ func Resolve(ctx context.Context, ref Ref, o Options) (string, error) {
 		return "", err
 	}
 	for _, f := range parts {
-		dst := filepath.Join(repoDir, filepath.FromSlash(f.Path))
-		sc, ok, err := cachedFile(dst, c.o.Verify)
-		if err != nil {
-			return "", err
-		}
-		if ok && sc.Size == f.Size && (f.SHA256 == "" || sc.SHA256 == f.SHA256) {
-			continue
-		}
-		if err := c.fetch(ctx, ref.Repo, f, dst); err != nil {
+		if err := c.ensure(ctx, ref.Repo, f, filepath.Join(repoDir, filepath.FromSlash(f.Path))); err != nil {
 			return "", err
 		}
 	}
@@ -85,6 +77,32 @@ func Resolve(ctx context.Context, ref Ref, o Options) (string, error) {
 		_ = recordRef(repoDir, strings.ToUpper(ref.Quant), first)
 	}
 	return filepath.Join(repoDir, filepath.FromSlash(first)), nil
+}
+
+// ensure makes dst a verified copy of f, downloading it unless the cache
+// already holds it, under the file's lock so that a concurrent process
+// downloading the same file is waited for rather than raced.
+func (c *client) ensure(ctx context.Context, repo string, f remoteFile, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fsError(filepath.Dir(dst), err, "creating the cache folder")
+	}
+	unlock, err := lockFile(ctx, dst+".lock", c.o.Progress)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	sc, ok, err := cachedFile(dst, c.o.Verify)
+	if err != nil {
+		var he *Error
+		if !errors.As(err, &he) || he.Code != CodeChecksum {
+			return err
+		}
+		ok = false // a corrupt cached file was removed: download it again
+	}
+	if ok && sc.Size == f.Size && (f.SHA256 == "" || sc.SHA256 == f.SHA256) {
+		return nil
+	}
+	return c.fetch(ctx, repo, f, dst)
 }
 
 // checkRef validates a Ref that may have been built by hand, not by ParseRef.

@@ -702,3 +702,33 @@ func TestResolveRangeNotSatisfiable(t *testing.T) {
 		t.Errorf("downloads = %+v; want a range request answered 416, then a whole-file request", dl)
 	}
 }
+
+func TestResolveConcurrent(t *testing.T) {
+	h, o := setup(t)
+	const n = 4
+	paths := make(chan string, n)
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			p, err := Resolve(t.Context(), Ref{Repo: testRepo}, o)
+			paths <- p
+			errs <- err
+		}()
+	}
+	var first string
+	for range n {
+		p, err := <-paths, <-errs
+		if err != nil {
+			t.Fatalf("concurrent Resolve = %v", err)
+		}
+		if first == "" {
+			first = p
+		} else if p != first {
+			t.Errorf("concurrent Resolve = %s and %s", first, p)
+		}
+	}
+	checkFile(t, first, h.repos[testRepo]["model-Q4_K_M.gguf"].data)
+	if dl := h.downloads(); len(dl) != 1 {
+		t.Errorf("downloads = %d, want 1: the others wait for the lock and find the cache", len(dl))
+	}
+}
