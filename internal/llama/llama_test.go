@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -540,8 +541,13 @@ func TestGrammar(t *testing.T) {
 }
 
 // benchModel is the tiny cl100k model, or the GGUF file named by
-// CONFORM_LLAMA_BENCH_MODEL (for example a qwen2.5-0.5b synthetic model).
+// CONFORM_LLAMA_BENCH_MODEL (for example a qwen2.5-0.5b synthetic model);
+// CONFORM_LLAMA_BENCH_THREADS sets the decode threads (default: all CPUs;
+// on a loaded machine 1 avoids llama.cpp's spinning thread barriers).
 func benchModel(b *testing.B, p Params) *Model {
+	if n, err := strconv.Atoi(os.Getenv("CONFORM_LLAMA_BENCH_THREADS")); err == nil {
+		p.Threads = n
+	}
 	if path := os.Getenv("CONFORM_LLAMA_BENCH_MODEL"); path != "" {
 		m, err := Load(path, p)
 		if err != nil {

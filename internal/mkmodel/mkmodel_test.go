@@ -255,6 +255,7 @@ func TestHFVocab(t *testing.T) {
 		control, usr string
 	}{
 		{"qwen3", "gpt2", "qwen2", 151669, 151645, 151645, false, "<|im_start|>", "<tool_call>"},
+		{"qwen3", "gpt2", "qwen2", 151669, 151645, 151645, false, "<|fim_prefix|>", "</think>"}, // special=false but looks special
 		{"llama3_1", "gpt2", "llama-bpe", 128256, 128000, 128009, true, "<|eot_id|>", ""},
 		{"llama2", "llama", "default", 32000, 1, 2, true, "<s>", ""},
 	} {

@@ -51,6 +51,10 @@ func LoadVocab(spec string) (*Vocab, error) {
 // HFVocab converts an HF tokenizer.json (read by tokenizer.ReadHFFile)
 // into a GGUF vocabulary. Byte-level BPE becomes "gpt2", SentencePiece-style
 // BPE "llama"; AddBOS is set when tokenizer_config.json names a bos_token.
+// Token types are tokenizer.HFFile.TokenTypes (control for special added
+// tokens, user-defined for the others), except that non-special added
+// tokens that look special (<|...|>) are control, as in GGUF files made by
+// llama.cpp's converter.
 func HFVocab(path string) (*Vocab, error) {
 	f, err := tokenizer.ReadHFFile(path)
 	if err != nil {
@@ -75,6 +79,15 @@ func HFVocab(path string) (*Vocab, error) {
 		copy(v.Scores, f.Scores)
 	default:
 		return nil, &Error{Code: CodeVocab, Source: path, Msg: fmt.Sprintf("%v vocabularies are not supported (want byte-level or SentencePiece-style BPE)", f.Kind)}
+	}
+	// Added tokens that look special are control tokens even when
+	// tokenizer.json says special=false (Qwen's <|fim_prefix|> and the
+	// like), as llama.cpp's converter does; llama.cpp would otherwise
+	// override their type at load time, with a warning.
+	for _, a := range f.Added {
+		if a.ID >= 0 && int(a.ID) < len(v.Types) && v.Types[a.ID] == tokenizer.TokenTypeUserDefined && looksSpecial(a.Content) {
+			v.Types[a.ID] = tokenizer.TokenTypeControl
+		}
 	}
 	// Holes (ids no token uses) get a unique placeholder: llama.cpp maps
 	// token text to ids and would otherwise see many "" tokens.
@@ -116,6 +129,17 @@ func HFVocab(path string) (*Vocab, error) {
 		v.BOS = v.EOS
 	}
 	return v, nil
+}
+
+// looksSpecial is llama.cpp convert_hf_to_gguf.py's does_token_look_special
+// for text tokens: <|...|> (ASCII or full-width bars) and a few names.
+func looksSpecial(t string) bool {
+	switch t {
+	case "<pad>", "<mask>", "<2mass>", "[@BOS@]":
+		return true
+	}
+	return strings.HasPrefix(t, "<|") && strings.HasSuffix(t, "|>") && len(t) > 4 ||
+		strings.HasPrefix(t, "<｜") && strings.HasSuffix(t, "｜>") && len(t) > len("<｜｜>")
 }
 
 // chatMLTokens are appended to tiktoken vocabularies so that the default
