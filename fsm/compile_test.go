@@ -367,3 +367,29 @@ func TestMalformedRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentCompile compiles one shared AST from several goroutines:
+// Compile keeps all its state per call (run with -race to check).
+func TestConcurrentCompile(t *testing.T) {
+	n := optionalObject(20)
+	want := mustCompile(t, n).String()
+	errs := make(chan string, 8)
+	for range 8 {
+		go func() {
+			d, err := Compile(n, Options{})
+			switch {
+			case err != nil:
+				errs <- err.Error()
+			case d.String() != want:
+				errs <- "different DFA"
+			default:
+				errs <- ""
+			}
+		}()
+	}
+	for range 8 {
+		if e := <-errs; e != "" {
+			t.Errorf("concurrent Compile: %s", e)
+		}
+	}
+}
