@@ -5,10 +5,12 @@
 // Usage:
 //
 //	fsmdump [flags] REGEX
+//	fsmdump [flags] -schema FILE
 //
 // The regex is read in the project dialect by default (fsm.Parse); -user
 // reads a user regex (fsm.ParseRegex, Python-like), -pattern an ECMA-262
-// JSON Schema pattern (fsm.ParsePattern, search semantics).
+// JSON Schema pattern (fsm.ParsePattern, search semantics). -schema
+// compiles a JSON Schema file ("-" for stdin) with grammar's defaults.
 package main
 
 import (
@@ -19,6 +21,7 @@ import (
 	"time"
 
 	"conform/fsm"
+	"conform/grammar"
 )
 
 func main() {
@@ -35,6 +38,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	maxDFA := fs.Int("max-dfa-states", 0, "DFA state budget (0: default)")
 	maxNFA := fs.Int("max-nfa-states", 0, "NFA state budget (0: default)")
 	noMin := fs.Bool("no-minimize", false, "skip minimization")
+	schema := fs.String("schema", "", "compile the JSON Schema in this file (- for stdin) instead of a regex")
+	showAST := fs.Bool("ast", true, "print the regex and its AST")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: fsmdump [flags] REGEX")
 		fs.PrintDefaults()
@@ -42,28 +47,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() != 1 {
+	if (*schema == "") != (fs.NArg() == 1) {
 		fs.Usage()
 		return 2
 	}
-	src := fs.Arg(0)
-	parse := fsm.Parse
+	var n *fsm.Node
+	var err error
 	switch {
 	case *user && *pattern:
 		fmt.Fprintln(stderr, "fsmdump: -user and -pattern are exclusive")
 		return 2
+	case *schema != "":
+		n, err = compileSchema(*schema)
 	case *user:
-		parse = fsm.ParseRegex
+		n, err = fsm.ParseRegex(fs.Arg(0))
 	case *pattern:
-		parse = fsm.ParsePattern
+		n, err = fsm.ParsePattern(fs.Arg(0))
+	default:
+		n, err = fsm.Parse(fs.Arg(0))
 	}
-	n, err := parse(src)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "regex: %s\nast:   %s\n", n, n.Dump())
-	opts := fsm.Options{MaxDFAStates: *maxDFA, MaxNFAStates: *maxNFA, NoMinimize: *noMin}
+	if *showAST {
+		fmt.Fprintf(stdout, "regex: %s\nast:   %s\n", n, n.Dump())
+	}
+	var stats fsm.Stats
+	opts := fsm.Options{MaxDFAStates: *maxDFA, MaxNFAStates: *maxNFA, NoMinimize: *noMin, Stats: &stats}
 	if *showNFA {
 		s, err := fsm.DumpNFA(n, opts)
 		if err != nil {
@@ -79,7 +90,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "compiled in %v: %d states, %d byte classes\n", elapsed, d.NumStates(), d.NumClasses)
+	fmt.Fprintf(stdout, "compiled in %v: %d states, %d byte classes (NFA %d states, raw DFA %d states, work %d)\n",
+		elapsed, d.NumStates(), d.NumClasses, stats.NFAStates, stats.RawDFAStates, stats.Work)
 	if w, ok := fsm.ShortestMatch(d); ok {
 		fmt.Fprintf(stdout, "shortest match: %q\n", w)
 	} else {
@@ -89,4 +101,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, d)
 	}
 	return 0
+}
+
+func compileSchema(path string) (*fsm.Node, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(os.Stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := grammar.CompileSchema(data, grammar.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return res.Node, nil
 }

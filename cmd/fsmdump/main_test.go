@@ -19,6 +19,7 @@ func TestRun(t *testing.T) {
 		{[]string{"(a"}, 1, "missing closing )"},
 		{[]string{"-max-dfa-states", "100", "[ab]*a[ab]{10}"}, 1, "too many DFA states"},
 		{[]string{}, 2, "usage"},
+		{[]string{"-schema", "testdata/point.json", "-ast=false"}, 0, "shortest match: \"{\\\"x\\\":0,\\\"y\\\":0}\""},
 	} {
 		var out, errb bytes.Buffer
 		code := run(tt.args, &out, &errb)
