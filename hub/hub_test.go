@@ -732,3 +732,56 @@ func TestResolveConcurrent(t *testing.T) {
 		t.Errorf("downloads = %d, want 1: the others wait for the lock and find the cache", len(dl))
 	}
 }
+
+func TestResolveCompletePartIsVerifiedNotFetched(t *testing.T) {
+	// A crash after the last byte but before the rename leaves a complete
+	// .part: the next start verifies and renames it without downloading.
+	h, o := setup(t)
+	const file = "model-Q8_0.gguf"
+	dst := filepath.Join(o.CacheDir, "org", "model-GGUF", file)
+	os.MkdirAll(filepath.Dir(dst), 0o755)
+	os.WriteFile(partPath(dst), h.repos[testRepo][file].data, 0o644)
+	p, err := Resolve(t.Context(), Ref{Repo: testRepo, File: file}, o)
+	if err != nil {
+		t.Fatalf("Resolve = %v", err)
+	}
+	checkFile(t, p, h.repos[testRepo][file].data)
+	if dl := h.downloads(); len(dl) != 0 {
+		t.Errorf("downloads = %+v, want none", dl)
+	}
+	// The same with wrong bytes: rejected and removed.
+	const other = "model-IQ4_XS.gguf"
+	dst = filepath.Join(o.CacheDir, "org", "model-GGUF", other)
+	os.WriteFile(partPath(dst), make([]byte, len(h.repos[testRepo][other].data)), 0o644)
+	_, err = Resolve(t.Context(), Ref{Repo: testRepo, File: other}, o)
+	if c := code(t, err); c != CodeChecksum {
+		t.Errorf("Resolve with a complete but wrong part: code %v, want %v (%v)", c, CodeChecksum, err)
+	}
+	if _, err := os.Stat(partPath(dst)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("wrong part kept (stat err %v)", err)
+	}
+}
+
+func TestResolveWaitsForLock(t *testing.T) {
+	_, o := setup(t)
+	dst := filepath.Join(o.CacheDir, "org", "model-GGUF", "model-Q4_K_M.gguf")
+	os.MkdirAll(filepath.Dir(dst), 0o755)
+	unlock, err := lockFile(t.Context(), dst+".lock", nil) // "another process"
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	var buf syncBuffer
+	o.Progress = &buf
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := Resolve(ctx, Ref{Repo: testRepo}, o)
+		done <- err
+	}()
+	waitFor(t, func() bool { return strings.Contains(buf.String(), "waiting for another process") })
+	cancel()
+	if c := code(t, <-done); c != CodeCanceled {
+		t.Errorf("Resolve cancelled while waiting for the lock: code %v, want %v", c, CodeCanceled)
+	}
+}
