@@ -133,9 +133,36 @@ func oneLine(s string) string {
 	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
 }
 
-// errorf builds an *Error with a formatted detail.
+// defaultHints is the hint of an error built without a more specific one,
+// so that every *Error says what to do.
+var defaultHints = [...]string{
+	CodeInternal:     "this is a bug in conform: please report it with the command line",
+	CodeBadRef:       "write it as org/repo, org/repo:QUANT or org/repo/file.gguf",
+	CodeConfig:       "pass something like --hf-endpoint https://huggingface.co",
+	CodeNetwork:      "pass a local file with --model PATH, or try --demo",
+	CodeOffline:      "start once without --offline to download it, or pass a local file with --model PATH",
+	CodeNotFound:     "check the name on the model page",
+	CodeGated:        "accept the license on the model page and set HF_TOKEN",
+	CodeNoGGUF:       "pick a repository with GGUF files, or pass a local file with --model PATH",
+	CodeUnknownQuant: "pick one of the quantizations the model page lists with org/repo:QUANT",
+	CodeSplit:        "pick another quantization, or pass a local file with --model PATH",
+	CodeChecksum:     "start again to download it afresh",
+	CodeDiskFull:     "free some space or choose another folder with --models-dir",
+	CodeCacheDir:     "choose a writable folder with --models-dir",
+	CodeIO:           "check the cache folder (--models-dir) and its disk",
+	CodeCanceled:     "start again to resume",
+	CodeHTTP:         "try again later, or pass a local file with --model PATH",
+	CodeProtocol:     "check that --hf-endpoint points at a Hugging Face compatible hub",
+}
+
+// errorf builds an *Error with a formatted detail and the code's default
+// hint (withHint replaces it).
 func errorf(code ErrorCode, place string, cause error, format string, args ...any) *Error {
-	return &Error{Code: code, Place: place, Detail: fmt.Sprintf(format, args...), Err: cause}
+	e := &Error{Code: code, Place: place, Detail: fmt.Sprintf(format, args...), Err: cause}
+	if int(code) < len(defaultHints) {
+		e.Hint = defaultHints[code]
+	}
+	return e
 }
 
 // withHint sets e.Hint and returns e.

@@ -65,6 +65,9 @@ func Resolve(ctx context.Context, ref Ref, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if ref.File == "" && ref.Quant == "" && !matchQuant(parts[0].Path, DefaultQuant) && c.o.Progress != nil {
+		fmt.Fprintf(c.o.Progress, "hub: %s has no %s file; using its only model, %s\n", ref.Repo, DefaultQuant, parts[0].Path)
+	}
 	for _, f := range parts {
 		if err := c.ensure(ctx, ref.Repo, f, filepath.Join(repoDir, filepath.FromSlash(f.Path))); err != nil {
 			return "", err

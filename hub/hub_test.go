@@ -35,6 +35,9 @@ func code(t *testing.T, err error) ErrorCode {
 	if !errors.As(err, &he) {
 		t.Fatalf("error %v (%T) is not a *hub.Error", err, err)
 	}
+	if he.Hint == "" {
+		t.Errorf("error %v has no hint saying what to do", err)
+	}
 	if strings.ContainsAny(err.Error(), "\r\n") {
 		t.Errorf("error message spans lines: %q", err.Error())
 	}
@@ -783,5 +786,24 @@ func TestResolveWaitsForLock(t *testing.T) {
 	cancel()
 	if c := code(t, <-done); c != CodeCanceled {
 		t.Errorf("Resolve cancelled while waiting for the lock: code %v, want %v", c, CodeCanceled)
+	}
+}
+
+func TestResolveOnlyModelFallback(t *testing.T) {
+	h := newFakeHub(t)
+	h.add("org/one", "one-Q8_0.gguf", &fakeFile{data: randBytes(100, 1)})
+	var buf bytes.Buffer
+	o := Options{Endpoint: h.srv.URL, CacheDir: t.TempDir(), Progress: &buf}
+	p, err := Resolve(t.Context(), Ref{Repo: "org/one"}, o)
+	if err != nil || filepath.Base(p) != "one-Q8_0.gguf" {
+		t.Fatalf("Resolve(org/one) = %q, %v; want …/one-Q8_0.gguf", p, err)
+	}
+	if want := "hub: org/one has no Q4_K_M file; using its only model, one-Q8_0.gguf\n"; !strings.Contains(buf.String(), want) {
+		t.Errorf("progress %q lacks %q", buf.String(), want)
+	}
+	// The choice is remembered: the next start needs no network.
+	h.stop()
+	if p2, err := Resolve(t.Context(), Ref{Repo: "org/one"}, o); err != nil || p2 != p {
+		t.Errorf("second Resolve(org/one) = %q, %v; want %s from the cache", p2, err, p)
 	}
 }
