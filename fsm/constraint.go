@@ -95,13 +95,14 @@ const (
 // maskScratch is the per-goroutine scratch of a mask computation, pooled
 // per TokenIndex (its size depends only on the vocabulary).
 type maskScratch struct {
-	stack   trieStack
-	bits    []uint64 // words+1 for the sentinel bit
-	clean   bool     // bits is all zero (so computeBits need not clear it)
-	visited map[uint64]int32
-	cur     []StateID // sliceBounds' layers
-	next    []StateID
-	stack2  []uNode
+	stack  trieStack
+	bits   []uint64 // words+1 for the sentinel bit
+	clean  bool     // bits is all zero (so computeBits need not clear it)
+	stamp  []uint32 // sliceBounds' per-layer dedupe, by state*utf8SafeStates+u
+	gen    uint32
+	cur    []StateID // sliceBounds' layers
+	next   []StateID
+	stack2 []uNode
 }
 
 // NewConstraint pairs d with the vocabulary ti. It checks d's invariants

@@ -35,7 +35,10 @@ import "slices"
 // U, the small UTF-8 automaton of the string-safe class (a byte read from a
 // node (s, u) that U allows but the DFA sends to dead is a "kill"). safe(q)
 // is n when the first kill happens while reading character n+1; dead(q) is
-// n when R_n is empty. The layers stop at a fixed point (R_{n+1} = R_n, so
+// n when R_n is empty. The layers stop as soon as the first character can
+// kill q (safe = 0: no slice applies and dead is not needed; this is every
+// state outside a string body, so it must be cheap), at a fixed point
+// (R_{n+1} = R_n, so
 // nothing new can happen: the unbounded body stops after one character),
 // past the longest slice token (nothing more to gain), or when the work
 // budget runs out; each exit returns sound values (safe never too high,
@@ -44,9 +47,9 @@ import "slices"
 // utf8SafeStates is the number of states of U.
 const utf8SafeStates = 9
 
-// slicerFuel bounds the product nodes one sliceBounds search expands; past it
-// the search returns a sound under-approximation. 20k nodes is ~0.2 ms,
-// well under the walk it may save.
+// slicerFuel bounds the edges one sliceBounds search examines (each is a
+// table lookup and a stamp check, a few ns); past it the search returns
+// sound values. 20k edges is ~50 µs, well under the walk it may save.
 const slicerFuel = 20000
 
 // utf8Safe is U: utf8Safe[u][b] is the next U state, or -1 when byte b may
@@ -144,15 +147,18 @@ func (c *Constraint) sliceBounds(q StateID, sc *maskScratch) (safe, dead int) {
 	defer func() { sc.cur, sc.next, sc.stack2 = cur, next, stack }()
 	safe = -1 // set at the first kill
 	fuel := slicerFuel
+	// Dedupe per layer with generation stamps over (state, U state).
+	if need := c.dfa.NumStates() * utf8SafeStates; len(sc.stamp) < need {
+		sc.stamp = make([]uint32, need)
+		sc.gen = 0
+	}
 	for n := 0; ; n++ {
 		// Read one more character from every state of R_n.
-		if sc.visited == nil || len(sc.visited) > 256 {
-			// A fresh map: clearing a map that once grew large costs its
-			// capacity on every later call.
-			sc.visited = make(map[uint64]int32)
-		} else {
-			clear(sc.visited)
+		if sc.gen++; sc.gen == 0 {
+			clear(sc.stamp)
+			sc.gen = 1
 		}
+		gen := sc.gen
 		next = next[:0]
 		killed := false
 		for _, s0 := range cur {
@@ -160,25 +166,31 @@ func (c *Constraint) sliceBounds(q StateID, sc *maskScratch) (safe, dead int) {
 			for len(stack) > 0 {
 				nd := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
-				if fuel--; fuel < 0 {
+				row := int(nd.s) * k
+				edges := c.uEdges[nd.u]
+				if fuel -= len(edges); fuel < 0 {
 					// R_n is known and no kill happened within n characters.
 					if safe < 0 {
 						safe = n
 					}
 					return safe, noBound
 				}
-				row := int(nd.s) * k
-				for _, e := range c.uEdges[nd.u] {
+				for _, e := range edges {
 					t := trans[row+int(e.class)]
 					if t == DeadState {
+						if n == 0 {
+							// safe = 0: no slice applies, and the caller
+							// walks the full trie without needing dead.
+							return 0, noBound
+						}
 						killed = true
 						continue
 					}
-					key := uint64(t)<<8 | uint64(e.next)
-					if _, ok := sc.visited[key]; ok {
+					key := int(t)*utf8SafeStates + int(e.next)
+					if sc.stamp[key] == gen {
 						continue
 					}
-					sc.visited[key] = 0
+					sc.stamp[key] = gen
 					if e.next == 0 {
 						next = append(next, t)
 					} else {

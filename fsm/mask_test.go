@@ -161,13 +161,16 @@ func TestSliceBounds(t *testing.T) {
 		{"unbounded after text", tokStringDFA(-1), `"abc é`, inf, inf},
 		{"max 40, 0 used", tokStringDFA(40), `"`, 40, 41},
 		{"max 40, 15 used", tokStringDFA(40), `"abcdefghijklmn😀`, 25, 26},
-		{"max 5, mid-char", tokStringDFA(5), "\"ab\xc3", 0, 1}, // slice tokens start at a boundary
-		{"max 5, full", tokStringDFA(5), `"abcde`, 0, 1},
-		{"before the string", tokStringDFA(-1), ``, 0, 1},
-		{"after the string", tokStringDFA(-1), `"a"`, 0, 1},
-		{"keyword", testDFAFromStrings("nullable"), `nu`, 0, 7},
+		// When one character can kill q, no slice applies and dead is not
+		// computed.
+		{"max 5, mid-char", tokStringDFA(5), "\"ab\xc3", 0, inf}, // slice tokens start at a boundary
+		{"max 5, full", tokStringDFA(5), `"abcde`, 0, inf},
+		{"max 5, 4 used", tokStringDFA(5), `"abcd`, 1, 2},
+		{"before the string", tokStringDFA(-1), ``, 0, inf},
+		{"after the string", tokStringDFA(-1), `"a"`, 0, inf},
+		{"keyword", testDFAFromStrings("nullable"), `nu`, 0, inf},
 		{"digits", tokDigitsDFA(), `1`, 0, inf},
-		{"object start", tokJSONObjectDFA(), ``, 0, 2}, // "{" is string-safe, "\"" is not
+		{"object start", tokJSONObjectDFA(), ``, 0, inf},
 	}
 	for _, tt := range tests {
 		c := tokMustConstraint(t, tt.d, ti, ConstraintOptions{})
