@@ -198,6 +198,11 @@ func (p *printer) char(r rune, meta string) {
 const classMeta = `\]^-[`
 
 func (p *printer) runeClass(rs []RuneRange) {
+	if len(rs) == 1 && rs[0].Lo == rs[0].Hi {
+		// One code point prints as a literal: u00[01] rather than [u][0][0][01].
+		p.char(rs[0].Lo, literalMeta)
+		return
+	}
 	rs = joinSurrogateGap(rs)
 	neg := false
 	// Print the complement when it is shorter, or as short and the class
