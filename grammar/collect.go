@@ -227,7 +227,7 @@ func (c *compiler) collect(s sref, seen map[string]bool) (*ir, error) {
 			if seen[tptr] {
 				return nil, errorf(CodeBadRef, p, k, "$ref %q refers to itself without any structure in between", x.str)
 			}
-			if c.active[tptr] >= c.opts.MaxDepth {
+			if c.active[tptr] > 0 && c.reentries >= c.opts.MaxDepth {
 				c.truncated = true
 				tr := newIR(tptr)
 				tr.types = 0

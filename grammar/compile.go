@@ -26,6 +26,7 @@ type compiler struct {
 	root        *value
 	warnings    []Warning
 	active      map[string]int // $ref target → expansions in progress
+	reentries   int            // expansions in progress that re-entered an active $ref target
 	truncated   bool
 	work        int
 	memo        map[string]*fsm.Node
@@ -157,13 +158,19 @@ func (c *compiler) emitIR(r *ir) (*fsm.Node, error) {
 	if c.work > c.opts.MaxNodes {
 		return nil, errorf(CodeTooLarge, r.ptr, "", "schema expansion exceeds the work budget (%d); reduce $ref/anyOf nesting", c.opts.MaxNodes)
 	}
+	reentered := 0
 	for _, t := range r.refs {
+		if c.active[t] > 0 {
+			reentered++
+		}
 		c.active[t]++
 	}
+	c.reentries += reentered
 	defer func() {
 		for _, t := range r.refs {
 			c.active[t]--
 		}
+		c.reentries -= reentered
 	}()
 	if r.types == 0 {
 		return fsm.NoMatch(), nil

@@ -59,10 +59,12 @@ type Options struct {
 	Escapes Escapes
 	// Strictness: Strict (default) or Lenient.
 	Strictness Strictness
-	// MaxDepth bounds how many times one $ref target may be expanded inside
-	// itself. Default 3: recursive schemas (trees, linked lists) accept
-	// values up to that nesting; deeper alternatives are dropped, and a
-	// schema with no finite alternative is unsatisfiable.
+	// MaxDepth bounds recursion: how many $ref expansions that re-enter a
+	// target already being expanded may be nested. Default 3: recursive
+	// schemas (trees, linked lists) accept values nested that deep;
+	// deeper alternatives are dropped, and a schema with no finite
+	// alternative is unsatisfiable. The bound is global rather than per
+	// target so that k mutually recursive definitions cost 3 levels, not 3k.
 	MaxDepth int
 	// AnyValueDepth bounds the nesting of free-form values ({} or true).
 	// Default 2: a free-form value may be an array or object whose members
@@ -74,8 +76,9 @@ type Options struct {
 	MaxSchemaBytes int
 	// MaxSchemaDepth bounds the JSON nesting of the schema text. Default 256.
 	MaxSchemaDepth int
-	// MaxNodes bounds the AST nodes built for one schema (a guard against
-	// exponential $ref/anyOf expansion). Default 2,000,000.
+	// MaxNodes bounds the schema records collected and emitted for one
+	// schema (a guard against exponential $ref/anyOf expansion; realistic
+	// schemas need hundreds). Default 50,000, about 0.1 s of work.
 	MaxNodes int
 	// MaxAnyOfProduct bounds the branches made when several anyOf/oneOf
 	// groups apply to one schema node (their cross product). Default 64.
@@ -99,7 +102,7 @@ func (o Options) withDefaults() Options {
 		o.MaxSchemaDepth = 256
 	}
 	if o.MaxNodes <= 0 {
-		o.MaxNodes = 2_000_000
+		o.MaxNodes = 50_000
 	}
 	if o.MaxAnyOfProduct <= 0 {
 		o.MaxAnyOfProduct = 64
