@@ -271,6 +271,8 @@ var moreSchemaTests = []struct {
 		[]string{`{"a":1}`, `{"b":2}`}, []string{`{"a":1,"b":2}`, `{}`}},
 	{"oneOf-patterns", `{"oneOf":[{"type":"string","pattern":"^a"},{"type":"string","pattern":"^b"},{"type":"integer","maximum":0},{"type":"integer","minimum":1}]}`,
 		[]string{`"ax"`, `"b"`, `0`, `5`}, []string{`"c"`}},
+	{"not-required", `{"type":["object","string"],"properties":{"a":{"type":"integer"}},"not":{"required":["b"]}}`,
+		[]string{`{"a":1}`, `{"c":1}`}, []string{`{"b":1}`, `{"a":1,"b":2}`, `"s"`}},
 	{"pattern", `{"type":"string","pattern":"^[a-z]+$"}`, []string{`"abc"`}, []string{`"ab1"`, `""`}},
 	{"pattern-search", `{"type":"string","pattern":"b+"}`, []string{`"abc"`, `"b"`}, []string{`"ac"`}},
 	{"pattern-length", `{"type":"string","pattern":"^a","maxLength":2}`, []string{`"a"`, `"ab"`}, []string{`"abc"`, `"ba"`}},

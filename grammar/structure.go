@@ -359,6 +359,19 @@ func (c *compiler) applyNots(r *ir) (*ir, excl, error) {
 		fail := func(msg string) error {
 			return c.unsupportedKw(ns.ptr, "not", msg)
 		}
+		if len(n.groups) == 0 && len(n.nots) == 0 && !n.hasEnum && len(n.required) == 1 && onlyRequired(n) {
+			// not {required: [p]}: objects lack p; non-objects n accepts
+			// are excluded.
+			r.types &^= n.types &^ tObj
+			if r.types&tObj != 0 && n.types&tObj != 0 {
+				if p := r.prop(n.required[0]); p != nil {
+					p.s = append(p.s, sref{falseSchema, ns.ptr})
+				} else {
+					r.props = append(r.props, &prop{name: n.required[0], s: []sref{{falseSchema, ns.ptr}}})
+				}
+			}
+			continue
+		}
 		if len(n.groups) > 0 || len(n.nots) > 0 || n.hasStructure() {
 			if err := fail("not is supported only on leaf schemas (type, enum/const, string and number keywords)"); err != nil {
 				return nil, ex, err
@@ -581,4 +594,14 @@ func (c *compiler) stringsDisjoint(a, b *ir) bool {
 	}
 	empty, err := fsm.IsEmpty(fsm.And(append(pa, pb...)...), fsm.Options{MaxDFAStates: 20_000, MaxWork: 2_000_000})
 	return err == nil && empty
+}
+
+var falseSchema = &value{k: kBool, b: false}
+
+// onlyRequired reports whether required is n's only non-type keyword.
+func onlyRequired(n *ir) bool {
+	m := *n
+	m.required = nil
+	return !m.hasStructure() && m.minLen == 0 && m.maxLen < 0 && len(m.patterns) == 0 && len(m.formats) == 0 &&
+		m.lo == nil && m.hi == nil && len(m.mult) == 0
 }
