@@ -248,6 +248,38 @@ func (c *compiler) collect(s sref, seen map[string]bool) (*ir, error) {
 			}
 			tr.refs = append(tr.refs, tptr)
 			more = append(more, tr)
+		case "dependentRequired", "dependencies", "dependentSchemas":
+			// Each entry "if p is present then D" becomes anyOf[not
+			// required p, required p and D]: the branches are disjoint,
+			// and each stays a single fixed-order object.
+			if x.k != kObject {
+				return nil, errorf(CodeInvalidSchema, p, k, "%s must be an object", k)
+			}
+			for j, name := range x.keys {
+				d := x.vals[j]
+				dp := p + "/" + escapePointer(name)
+				req := &value{k: kArray, arr: []*value{{k: kString, str: name}}}
+				present := &value{k: kObject, keys: []string{"required"}, vals: []*value{req}}
+				switch {
+				case d.k == kArray:
+					for _, e := range d.arr {
+						if e.k != kString {
+							return nil, errorf(CodeInvalidSchema, dp, k, "dependency lists must hold property names")
+						}
+						req.arr = append(req.arr, e)
+					}
+				case d.k == kObject || d.k == kBool:
+					if k == "dependentRequired" {
+						return nil, errorf(CodeInvalidSchema, dp, k, "dependentRequired values must be arrays of names")
+					}
+					present.keys = append(present.keys, "allOf")
+					present.vals = append(present.vals, &value{k: kArray, arr: []*value{d}})
+				default:
+					return nil, errorf(CodeInvalidSchema, dp, k, "a dependency must be an array of names or a schema")
+				}
+				absent := &value{k: kObject, keys: []string{"not"}, vals: []*value{{k: kObject, keys: []string{"required"}, vals: []*value{{k: kArray, arr: []*value{{k: kString, str: name}}}}}}}
+				r.groups = append(r.groups, group{alts: []sref{{absent, dp + "/$absent"}, {present, dp + "/$present"}}, ptr: dp})
+			}
 		case "patternProperties":
 			if x.k != kObject {
 				return nil, errorf(CodeInvalidSchema, p, k, "patternProperties must be an object")
@@ -284,11 +316,6 @@ func (c *compiler) collect(s sref, seen map[string]bool) (*ir, error) {
 				continue
 			}
 			if msg, ok := unsupported[k]; ok {
-				if k == "dependentRequired" || k == "dependencies" || k == "dependentSchemas" {
-					if x.k == kObject && len(x.keys) == 0 {
-						continue
-					}
-				}
 				if k == "contains" || k == "minContains" || k == "maxContains" || k == "unevaluatedItems" {
 					if x.k == kBool && x.b && k != "contains" {
 						continue
