@@ -11,8 +11,9 @@ type textStmt struct {
 }
 
 type outputStmt struct {
-	line int
-	x    expr
+	line   int
+	x      expr
+	folded Value // the value jinja2 computes at compile time, or nil
 }
 
 type ifStmt struct {

@@ -101,7 +101,7 @@ func fnRange(ev *evaluator, args []Value, kwargs []kwv) (Value, error) {
 	if count > maxRange || count < 0 {
 		return nil, errorf(CodeBudget, 0, "range of %d items exceeds the %d limit", count, maxRange)
 	}
-	l := &List{Items: make([]Value, count)}
+	l := &List{Items: make([]Value, count), view: viewRange, rng: [3]int64{start, stop, step}}
 	for i := range count {
 		l.Items[i] = Int(start + i*step)
 	}
@@ -217,11 +217,13 @@ func dictMethod(d *Dict, name string, args []Value, kwargs []kwv) (Value, error)
 		if len(args)+len(kwargs) > 0 {
 			return nil, errorf(CodeRuntime, 0, "dict.items() takes no arguments")
 		}
-		return dictItems(d), nil
+		l := dictItems(d)
+		l.view = viewItems
+		return l, nil
 	case "keys":
-		return &List{Items: append([]Value(nil), d.keys...)}, nil
+		return &List{Items: append([]Value(nil), d.keys...), view: viewKeys}, nil
 	case "values":
-		return &List{Items: append([]Value(nil), d.vals...)}, nil
+		return &List{Items: append([]Value(nil), d.vals...), view: viewValues}, nil
 	case "get":
 		a, err := bindArgs("get", []string{"key", "default"}, []Value{nil, None{}}, args, kwargs)
 		if err != nil {
@@ -274,6 +276,9 @@ func listMethod(l *List, name string, args []Value, kwargs []kwv) (Value, error)
 		}
 		return nil, errorf(CodeRuntime, 0, "%s is not in list", toStr(args[0]))
 	case "copy":
+		if l.view != viewNone {
+			break
+		}
 		return &List{Items: append([]Value(nil), l.Items...), Tuple: l.Tuple}, nil
 	}
 	return nil, errorf(CodeRuntime, 0, "'%s' object has no attribute '%s'", l.pyType(), name)
@@ -402,11 +407,7 @@ func (ev *evaluator) strMethod(s, name string, args []Value, kwargs []kwv) (Valu
 		}
 		return strList(parts), nil
 	case "splitlines":
-		lines := strings.Split(strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n"), "\n")
-		if len(lines) > 0 && lines[len(lines)-1] == "" {
-			lines = lines[:len(lines)-1]
-		}
-		return strList(lines), nil
+		return strList(pySplitlines(s)), nil
 	case "startswith", "endswith":
 		a, err := bindArgs(name, []string{"prefix"}, nil, args, kwargs)
 		if err != nil {
@@ -669,10 +670,7 @@ func (ev *evaluator) pad(s string, w int64, fill, how string) (Value, error) {
 	var left int64
 	switch how {
 	case "center":
-		left = total / 2
-		if total%2 == 1 && n%2 == 1 {
-			left++
-		}
+		left = total/2 + (total & w & 1) // CPython's pad() split
 	case "rjust":
 		left = total
 	}
@@ -684,15 +682,18 @@ func (ev *evaluator) pad(s string, w int64, fill, how string) (Value, error) {
 func (ev *evaluator) printf(format string, arg Value) (Value, error) {
 	var args []Value
 	var named *Dict
+	mappingLike := false // Python skips the leftover-argument check for any object with __getitem__
 	switch a := arg.(type) {
 	case *List:
 		if a.Tuple {
 			args = a.Items
 		} else {
 			args = []Value{a}
+			mappingLike = true
 		}
 	case *Dict:
 		named = a
+		mappingLike = true
 		args = []Value{a}
 	default:
 		args = []Value{a}
@@ -751,7 +752,7 @@ func (ev *evaluator) printf(format string, arg Value) (Value, error) {
 		}
 		b.WriteString(s)
 	}
-	if named == nil && ai < len(args) {
+	if !mappingLike && ai < len(args) {
 		return nil, errorf(CodeRuntime, 0, "not all arguments converted during string formatting")
 	}
 	return Str(b.String()), nil

@@ -41,6 +41,8 @@ type evaluator struct {
 	written int // bytes written to every output buffer, captures included
 	depth   int // macro and recursive-loop call depth
 	now     func() time.Time
+	// folding is set while Parse folds constants (see fold.go).
+	folding bool
 }
 
 func (ev *evaluator) step(line int) error {
@@ -108,6 +110,9 @@ func (ev *evaluator) exec(s stmt, sc *scope) (ctrl, error) {
 	case *textStmt:
 		return ctrlNone, ev.write(s.text, s.line)
 	case *outputStmt:
+		if s.folded != nil {
+			return ctrlNone, ev.write(toStr(s.folded), s.line)
+		}
 		v, err := ev.eval(s.x, sc)
 		if err != nil {
 			return ctrlNone, err
@@ -287,10 +292,6 @@ func (ev *evaluator) runLoop(s *forStmt, iv Value, sc *scope, depth0 int) error 
 		}
 		items = kept
 	}
-	if len(items) == 0 {
-		_, err := ev.execBody(s.orelse, newScope(sc))
-		return err
-	}
 	lv := &loopValue{items: items, depth0: depth0}
 	if s.recursive {
 		lv.recurse = func(v Value) (Value, error) {
@@ -303,6 +304,10 @@ func (ev *evaluator) runLoop(s *forStmt, iv Value, sc *scope, depth0 int) error 
 			return Str(text), err
 		}
 	}
+	// jinja2 clears its "else" indicator at the end of the loop body, so
+	// the else block runs unless some iteration ran to the end of the body
+	// (an iteration left by break or continue does not count).
+	completed := false
 	for i, it := range items {
 		if err := ev.step(s.line); err != nil {
 			return err
@@ -317,9 +322,16 @@ func (ev *evaluator) runLoop(s *forStmt, iv Value, sc *scope, depth0 int) error 
 		if err != nil {
 			return err
 		}
+		if c == ctrlNone {
+			completed = true
+		}
 		if c == ctrlBreak {
 			break
 		}
+	}
+	if !completed && s.orelse != nil {
+		_, err := ev.execBody(s.orelse, newScope(sc))
+		return err
 	}
 	return nil
 }

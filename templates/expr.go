@@ -80,6 +80,9 @@ func (ev *evaluator) eval1(x expr, sc *scope) (Value, error) {
 	case *constExpr:
 		return x.v, nil
 	case *nameExpr:
+		if ev.folding {
+			return nil, errImpossible
+		}
 		if v, ok := sc.lookup(x.name); ok {
 			return v, nil
 		}
@@ -144,8 +147,17 @@ func (ev *evaluator) eval1(x expr, sc *scope) (Value, error) {
 				return nil, err
 			}
 		}
-		return sliceValue(obj, parts)
+		v, err := sliceValue(obj, parts)
+		if _, isU := obj.(Undefined); err != nil && ev.folding && !isU {
+			// jinja2's as_const subscripts through the sandbox's getitem:
+			// a failing slice becomes Undefined there, not a TypeError.
+			return Undefined{hint: err.Error()}, nil
+		}
+		return v, err
 	case *callExpr:
+		if ev.folding {
+			return nil, errImpossible
+		}
 		fn, err := ev.eval(x.fn, sc)
 		if err != nil {
 			return nil, err
@@ -156,6 +168,9 @@ func (ev *evaluator) eval1(x expr, sc *scope) (Value, error) {
 		}
 		return ev.call(fn, args, kwargs, x.line)
 	case *filterExpr:
+		if ev.folding && contextFilters[x.name] {
+			return nil, errImpossible
+		}
 		v, err := ev.eval(x.x, sc)
 		if err != nil {
 			return nil, err
@@ -259,6 +274,9 @@ func (ev *evaluator) eval1(x expr, sc *scope) (Value, error) {
 			return ev.eval(x.then, sc)
 		}
 		if x.else_ == nil {
+			if ev.folding {
+				return nil, errImpossible // CondExpr.as_const leaves this to run time
+			}
 			return Undefined{hint: "the inline if-expression evaluated to false and no else section was defined."}, nil
 		}
 		return ev.eval(x.else_, sc)
@@ -319,6 +337,17 @@ func contains(container, item Value) (bool, error) {
 			}
 		}
 		return false, nil
+	case *iterValue:
+		if c.err != nil {
+			return false, c.err
+		}
+		for c.pos < len(c.items) {
+			c.pos++
+			if valuesEqual(c.items[c.pos-1], item) {
+				return true, nil
+			}
+		}
+		return false, nil
 	case *Dict:
 		if _, err := hashKey(item); err != nil {
 			return false, err
@@ -336,6 +365,8 @@ func (ev *evaluator) iterate(v Value) ([]Value, error) {
 	switch x := v.(type) {
 	case *List:
 		return x.Items, nil
+	case *iterValue:
+		return x.rest()
 	case *Dict:
 		return x.keys, nil
 	case Str:
@@ -377,7 +408,7 @@ func (ev *evaluator) binOp(op string, l, r Value) (Value, error) {
 			}
 			return nil, errorf(CodeRuntime, 0, "can only concatenate str (not \"%s\") to str", r.pyType())
 		case *List:
-			if b, ok := r.(*List); ok && a.Tuple == b.Tuple {
+			if b, ok := r.(*List); ok && a.Tuple == b.Tuple && a.view == viewNone && b.view == viewNone {
 				if err := ev.checkLen(len(a.Items) + len(b.Items)); err != nil {
 					return nil, err
 				}
@@ -403,6 +434,9 @@ func (ev *evaluator) binOp(op string, l, r Value) (Value, error) {
 }
 
 func seqTimes(a, b Value) (Value, int64, bool) {
+	if l, ok := a.(*List); ok && l.view != viewNone {
+		return nil, 0, false
+	}
 	switch a.(type) {
 	case Str, *List:
 		switch n := b.(type) {
@@ -610,6 +644,9 @@ func attrMethod(obj Value, name string) (Value, bool) {
 			return Undefined{hint: "access to attribute '" + name + "' of 'dict' object is unsafe."}, true
 		}
 	case *List:
+		if o := obj.(*List); o.view != viewNone && (o.view != viewRange || (name != "count" && name != "index")) {
+			return nil, false
+		}
 		if listMethods[name] {
 			return &method{recv: obj, name: name}, true
 		}
@@ -635,7 +672,7 @@ func getitem(obj, key Value) (Value, error) {
 			return v, nil
 		}
 	case *List:
-		if n, ok := indexOf(key); ok {
+		if n, ok := indexOf(key); ok && (o.view == viewNone || o.view == viewRange) {
 			if n < 0 {
 				n += int64(len(o.Items))
 			}
@@ -675,25 +712,17 @@ func indexOf(v Value) (int64, bool) {
 	return 0, false
 }
 
-// sliceBounds is Python's slice.indices(n) followed by the index walk.
-func sliceBounds(n int, parts [3]Value) ([]int, error) {
+// sliceIndices is Python's slice.indices(n) for validated parts.
+func sliceIndices(n int, parts [3]Value) (start, stop, step int64) {
 	var idx [3]*int64
 	for i, p := range parts {
-		if _, ok := p.(None); ok {
-			continue
+		if v, ok := indexOf(p); ok {
+			idx[i] = &v
 		}
-		v, ok := indexOf(p)
-		if !ok {
-			return nil, errorf(CodeRuntime, 0, "slice indices must be integers or None")
-		}
-		idx[i] = &v
 	}
-	step := int64(1)
+	step = 1
 	if idx[2] != nil {
 		step = *idx[2]
-		if step == 0 {
-			return nil, errorf(CodeRuntime, 0, "slice step cannot be zero")
-		}
 	}
 	ln := int64(n)
 	clamp := func(p *int64, def, lo, hi int64) int64 {
@@ -711,16 +740,33 @@ func sliceBounds(n int, parts [3]Value) ([]int, error) {
 		}
 		return v
 	}
+	if step > 0 {
+		return clamp(idx[0], 0, 0, ln), clamp(idx[1], ln, 0, ln), step
+	}
+	return clamp(idx[0], ln-1, -1, ln-1), clamp(idx[1], -1, -1, ln-1), step
+}
+
+// sliceBounds validates the parts of a slice and lists the indices it
+// selects from a sequence of length n.
+func sliceBounds(n int, parts [3]Value) ([]int, error) {
+	for _, p := range parts {
+		if _, ok := p.(None); ok {
+			continue
+		}
+		if _, ok := indexOf(p); !ok {
+			return nil, errorf(CodeRuntime, 0, "slice indices must be integers or None or have an __index__ method")
+		}
+	}
+	if n, ok := indexOf(parts[2]); ok && n == 0 {
+		return nil, errorf(CodeRuntime, 0, "slice step cannot be zero")
+	}
+	start, stop, step := sliceIndices(n, parts)
 	var out []int
 	if step > 0 {
-		start := clamp(idx[0], 0, 0, ln)
-		stop := clamp(idx[1], ln, 0, ln)
 		for i := start; i < stop; i += step {
 			out = append(out, int(i))
 		}
 	} else {
-		start := clamp(idx[0], ln-1, -1, ln-1)
-		stop := clamp(idx[1], -1, -1, ln-1)
 		for i := start; i > stop; i += step {
 			out = append(out, int(i))
 		}
@@ -733,11 +779,20 @@ func sliceValue(obj Value, parts [3]Value) (Value, error) {
 	case Undefined:
 		return nil, undefinedErr(o)
 	case *List:
+		if o.view != viewNone && o.view != viewRange {
+			return nil, errorf(CodeRuntime, 0, "'%s' object is not subscriptable", o.pyType())
+		}
 		idx, err := sliceBounds(len(o.Items), parts)
 		if err != nil {
 			return nil, err
 		}
 		out := &List{Tuple: o.Tuple, Items: make([]Value, len(idx))}
+		if o.view == viewRange {
+			// A sliced range is a range: r[i:j:k] = range(r[i], r[j], step*k).
+			start, stop, step := sliceIndices(len(o.Items), parts)
+			out.view = viewRange
+			out.rng = [3]int64{o.rng[0] + start*o.rng[2], o.rng[0] + stop*o.rng[2], o.rng[2] * step}
+		}
 		for i, j := range idx {
 			out.Items[i] = o.Items[j]
 		}
@@ -754,7 +809,9 @@ func sliceValue(obj Value, parts [3]Value) (Value, error) {
 		}
 		return Str(string(out)), nil
 	}
-	return Undefined{hint: "'" + typeDesc(obj) + "' is not subscriptable"}, nil
+	// jinja2 compiles a[i:j] to a plain Python subscript (no sandbox
+	// getitem), so slicing anything else fails.
+	return nil, errorf(CodeRuntime, 0, "'%s' object is not subscriptable", obj.pyType())
 }
 
 // call invokes a callable value.

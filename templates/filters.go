@@ -57,7 +57,7 @@ func init() {
 		"unique":     fUnique,
 		"upper":      strFilter(strings.ToUpper),
 		"wordcount": func(ev *evaluator, v Value, _ []Value, _ []kwv) (Value, error) {
-			return Int(len(strings.Fields(toStr(v)))), nil
+			return Int(len(wordRE.FindAllStringIndex(toStr(v), -1))), nil
 		},
 	}
 }
@@ -83,6 +83,9 @@ func strFilter(fn func(string) string) filterFunc {
 		return Str(fn(toStr(v))), nil
 	}
 }
+
+// wordRE is Python's \w+ (Unicode letters, digits and underscore).
+var wordRE = regexp.MustCompile(`[\p{L}\p{N}_]+`)
 
 var wordBeginning = regexp.MustCompile(`([-\s({\[<]+)`)
 
@@ -211,6 +214,16 @@ func fEscape(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) 
 }
 
 func fFirst(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) {
+	if it, ok := v.(*iterValue); ok {
+		if it.err != nil {
+			return nil, it.err
+		}
+		if it.pos >= len(it.items) {
+			return Undefined{hint: "No first item, sequence was empty."}, nil
+		}
+		it.pos++
+		return it.items[it.pos-1], nil
+	}
 	items, err := ev.iterate(v)
 	if err != nil {
 		return nil, err
@@ -228,8 +241,8 @@ func fLast(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) {
 		items = x.Items
 	case Str:
 		items, _ = ev.iterate(x)
-	case *Dict:
-		return nil, errorf(CodeRuntime, 0, "'dict' object is not reversible")
+	case *iterValue:
+		return nil, errorf(CodeRuntime, 0, "'%s' object is not reversible", x.name)
 	default:
 		var err error
 		if items, err = ev.iterate(v); err != nil {
@@ -247,6 +260,9 @@ func fFloat(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if u, ok := v.(Undefined); ok {
+		return nil, undefinedErr(u) // int(Undefined) fails, and do_int only catches TypeError/ValueError
+	}
 	if n, ok := numeric(v); ok {
 		return Float(n.float()), nil
 	}
@@ -262,6 +278,9 @@ func fInt(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) {
 	a, err := bindArgs("int", []string{"default", "base"}, []Value{Int(0), Int(10)}, args, kwargs)
 	if err != nil {
 		return nil, err
+	}
+	if u, ok := v.(Undefined); ok {
+		return nil, undefinedErr(u) // int(Undefined) fails, and do_int only catches TypeError/ValueError
 	}
 	if n, ok := numeric(v); ok {
 		if n.isFloat {
@@ -321,32 +340,68 @@ func fIndent(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) 
 		}
 		ind = strings.Repeat(" ", int(n))
 	}
-	s := toStr(v)
-	lines := strings.Split(s, "\n")
-	if err := ev.checkLen(len(s) + len(lines)*len(ind)); err != nil {
+	// jinja2's do_indent does s += "\n" before splitlines(), so only a str
+	// value works.
+	str, ok := v.(Str)
+	if !ok {
+		if u, isU := v.(Undefined); isU {
+			return nil, undefinedErr(u)
+		}
+		return nil, errorf(CodeRuntime, 0, "unsupported operand type(s) for +=: '%s' and 'str'", v.pyType())
+	}
+	lines := pySplitlines(string(str) + "\n")
+	if err := ev.checkLen(len(str) + len(lines)*(len(ind)+1)); err != nil {
 		return nil, err
 	}
 	var b strings.Builder
+	if truthy(a[1]) {
+		b.WriteString(ind)
+	}
 	for i, l := range lines {
 		if i > 0 {
 			b.WriteByte('\n')
-		}
-		if (i > 0 || truthy(a[1])) && (truthy(a[2]) || strings.TrimFunc(l, pyIsSpace) != "") {
-			b.WriteString(ind)
+			if truthy(a[2]) || l != "" {
+				b.WriteString(ind)
+			}
 		}
 		b.WriteString(l)
 	}
 	return Str(b.String()), nil
 }
 
+// pySplitlines is Python's str.splitlines(): it breaks at \n, \r, \r\n,
+// \v, \f, \x1c-\x1e, \x85, U+2028 and U+2029, and drops a final empty line.
+func pySplitlines(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			out = append(out, s[start:i])
+			i += size
+			if r == '\r' && i < len(s) && s[i] == '\n' {
+				i++
+			}
+			start = i
+			continue
+		}
+		i += size
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
 func fItems(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) {
 	switch x := v.(type) {
 	case Undefined:
-		return &List{}, nil
+		return generator(nil, nil)
 	case *Dict:
-		return dictItems(x), nil
+		return generator(dictItems(x).Items, nil)
 	}
-	return nil, errorf(CodeRuntime, 0, "Can only get item pairs from a mapping.")
+	return generator(nil, errorf(CodeRuntime, 0, "Can only get item pairs from a mapping."))
 }
 
 // attrGetter is jinja2's make_attrgetter: a dotted path of items (integer
@@ -434,7 +489,25 @@ func fList(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) {
 	return &List{Items: append([]Value(nil), items...)}, nil
 }
 
+// generator wraps an eagerly computed filter result as the one-shot Python
+// generator jinja2 returns; an error is kept for when it is consumed.
+func generator(items []Value, err error) (Value, error) {
+	if err != nil {
+		if e, ok := err.(*Error); ok && e.Code == CodeBudget {
+			return nil, err
+		}
+	}
+	return &iterValue{items: items, err: err, name: "generator"}, nil
+}
+
 func fMap(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) {
+	return generator(mapItems(ev, v, args, kwargs))
+}
+
+func mapItems(ev *evaluator, v Value, args []Value, kwargs []kwv) ([]Value, error) {
+	if !truthy(v) { // jinja2's map starts with "if value:"
+		return nil, nil
+	}
 	items, err := ev.iterate(v)
 	if err != nil {
 		return nil, err
@@ -468,7 +541,7 @@ func fMap(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) {
 		rest := args[1:]
 		fn = func(x Value) (Value, error) { return f(ev, x, rest, kwargs) }
 	}
-	out := &List{Items: make([]Value, 0, len(items))}
+	out := make([]Value, 0, len(items))
 	for _, it := range items {
 		if err := ev.step(0); err != nil {
 			return nil, err
@@ -477,7 +550,7 @@ func fMap(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		out.Items = append(out.Items, r)
+		out = append(out, r)
 	}
 	return out, nil
 }
@@ -542,6 +615,15 @@ func sortKey(caseSensitive, attribute Value) func(Value) (Value, error) {
 
 func fSelect(keep, byAttr bool) filterFunc {
 	return func(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) {
+		return generator(selectItems(ev, v, args, kwargs, keep, byAttr))
+	}
+}
+
+func selectItems(ev *evaluator, v Value, args []Value, kwargs []kwv, keep, byAttr bool) ([]Value, error) {
+	{
+		if !truthy(v) { // jinja2's select_or_reject starts with "if value:"
+			return nil, nil
+		}
 		items, err := ev.iterate(v)
 		if err != nil {
 			return nil, err
@@ -563,7 +645,7 @@ func fSelect(keep, byAttr bool) filterFunc {
 			rest := args[1:]
 			test = func(x Value) (bool, error) { return ev.runTest(name, x, rest, kwargs) }
 		}
-		out := &List{}
+		var out []Value
 		for _, it := range items {
 			if err := ev.step(0); err != nil {
 				return nil, err
@@ -577,7 +659,7 @@ func fSelect(keep, byAttr bool) filterFunc {
 				return nil, err
 			}
 			if ok == keep {
-				out.Items = append(out.Items, it)
+				out = append(out, it)
 			}
 		}
 		return out, nil
@@ -603,15 +685,39 @@ func fReverse(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error)
 		}
 		return Str(string(rs)), nil
 	}
+	name := "list_reverseiterator"
+	switch x := v.(type) {
+	case *Dict:
+		name = "dict_reversekeyiterator"
+	case *iterValue:
+		// reversed() fails on an iterator; jinja2 then builds a list.
+		items, err := x.rest()
+		if err != nil {
+			return nil, err
+		}
+		return &List{Items: reversedCopy(items)}, nil
+	case *List:
+		if x.view == viewRange {
+			name = "range_iterator"
+		}
+	case Undefined:
+		name = "reversed"
+	default:
+		return nil, errorf(CodeRuntime, 0, "argument must be iterable")
+	}
 	items, err := ev.iterate(v)
 	if err != nil {
 		return nil, err
 	}
-	out := &List{Items: make([]Value, len(items))}
+	return &iterValue{items: reversedCopy(items), name: name}, nil
+}
+
+func reversedCopy(items []Value) []Value {
+	out := make([]Value, len(items))
 	for i, it := range items {
-		out.Items[len(items)-1-i] = it
+		out[len(items)-1-i] = it
 	}
-	return out, nil
+	return out
 }
 
 func fRound(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) {
@@ -619,27 +725,42 @@ func fRound(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if u, ok := v.(Undefined); ok {
+		return nil, undefinedErr(u)
+	}
 	n, ok := numeric(v)
 	if !ok {
-		return nil, errorf(CodeRuntime, 0, "round() requires a number, not %s", v.pyType())
+		return nil, errorf(CodeRuntime, 0, "type %s doesn't define __round__ method", v.pyType())
 	}
 	p, err := intArg("round", a[0])
 	if err != nil {
 		return nil, err
 	}
+	if p > 400 || p < -400 {
+		p = max(min(p, 400), -400)
+	}
 	scale := math.Pow(10, float64(p))
-	f := n.float() * scale
 	switch toStr(a[1]) {
 	case "common":
-		f = math.Round(f)
+		// Python's round(): an int stays an int (exact for p >= 0);
+		// a float rounds half to even on its exact binary value.
+		if !n.isFloat {
+			if p >= 0 {
+				return Int(n.i), nil
+			}
+			return Int(int64(math.RoundToEven(float64(n.i)/scale) * scale)), nil
+		}
+		if p >= 0 {
+			f, _ := strconv.ParseFloat(strconv.FormatFloat(n.f, 'f', int(p), 64), 64)
+			return Float(f), nil
+		}
+		return Float(math.RoundToEven(n.f/scale) * scale), nil
 	case "ceil":
-		f = math.Ceil(f)
+		return Float(math.Ceil(n.float()*scale) / scale), nil
 	case "floor":
-		f = math.Floor(f)
-	default:
-		return nil, errorf(CodeRuntime, 0, "method must be 'common', 'ceil' or 'floor'")
+		return Float(math.Floor(n.float()*scale) / scale), nil
 	}
-	return Float(f / scale), nil
+	return nil, errorf(CodeRuntime, 0, "method must be common, ceil or floor")
 }
 
 func fSort(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) {
@@ -651,7 +772,26 @@ func fSort(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	sorted, err := sortValues(items, sortKey(a[1], a[2]), truthy(a[0]))
+	key := sortKey(a[1], a[2])
+	if attrs, ok := a[2].(Str); ok && strings.Contains(string(attrs), ",") {
+		// make_multi_attrgetter: "age,name" sorts by a tuple of attributes.
+		var keys []func(Value) (Value, error)
+		for _, part := range strings.Split(string(attrs), ",") {
+			keys = append(keys, sortKey(a[1], Str(part)))
+		}
+		key = func(x Value) (Value, error) {
+			t := &List{Tuple: true}
+			for _, k := range keys {
+				kv, err := k(x)
+				if err != nil {
+					return nil, err
+				}
+				t.Items = append(t.Items, kv)
+			}
+			return t, nil
+		}
+	}
+	sorted, err := sortValues(items, key, truthy(a[0]))
 	if err != nil {
 		return nil, err
 	}
@@ -737,7 +877,6 @@ func fTruncate(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error
 	if err != nil {
 		return nil, err
 	}
-	s := toStr(v)
 	length, err := intArg("truncate", a[0])
 	if err != nil {
 		return nil, err
@@ -745,6 +884,23 @@ func fTruncate(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error
 	leeway, err := intArg("truncate", a[3])
 	if err != nil {
 		return nil, err
+	}
+	var s string
+	switch x := v.(type) {
+	case Str:
+		s = string(x)
+	case Undefined:
+		return v, nil // len(Undefined) is 0, so jinja2 returns it as is
+	case *List, *Dict:
+		// jinja2 does not stringify: a short container comes back as is,
+		// a long one fails on rsplit.
+		n, _ := fLength(ev, v, nil, nil)
+		if int64(n.(Int)) <= length+leeway {
+			return v, nil
+		}
+		return nil, errorf(CodeRuntime, 0, "'%s' object has no attribute 'rsplit'", v.pyType())
+	default:
+		return nil, errorf(CodeRuntime, 0, "object of type '%s' has no len()", v.pyType())
 	}
 	end := toStr(a[2])
 	rs := []rune(s)
@@ -761,8 +917,6 @@ func fTruncate(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error
 	}
 	if i := strings.LastIndex(head, " "); i >= 0 {
 		head = head[:i]
-	} else {
-		head = ""
 	}
 	return Str(head + end), nil
 }
@@ -774,26 +928,26 @@ func fUnique(ev *evaluator, v Value, args []Value, kwargs []kwv) (Value, error) 
 	}
 	items, err := ev.iterate(v)
 	if err != nil {
-		return nil, err
+		return generator(nil, err)
 	}
 	key := sortKey(a[0], a[1])
 	seen := map[string]bool{}
-	out := &List{}
+	var out []Value
 	for _, it := range items {
 		k, err := key(it)
 		if err != nil {
-			return nil, err
+			return generator(out, err)
 		}
 		h, err := hashKey(k)
 		if err != nil {
-			return nil, err
+			return generator(out, err)
 		}
 		if !seen[h] {
 			seen[h] = true
-			out.Items = append(out.Items, it)
+			out = append(out, it)
 		}
 	}
-	return out, nil
+	return generator(out, nil)
 }
 
 // ---- tests ----
@@ -842,43 +996,41 @@ func (ev *evaluator) runTest(name string, v Value, args []Value, kwargs []kwv) (
 		return ok, nil
 	case "iterable":
 		switch v.(type) {
-		case *List, *Dict, Str, Undefined:
+		case *List, *Dict, Str, Undefined, *iterValue:
 			return true, nil
 		}
 		return false, nil
 	case "sequence":
-		switch v.(type) {
-		case *List, *Dict, Str, Undefined:
+		switch x := v.(type) {
+		case *List:
+			return x.view == viewNone || x.view == viewRange, nil
+		case *Dict, Str, Undefined:
 			return true, nil
 		}
 		return false, nil
 	case "callable":
 		switch v.(type) {
-		case *macro, *builtinFunc, *method:
+		case *macro, *builtinFunc, *method, Undefined: // Undefined defines __call__
 			return true, nil
 		case *loopValue:
 			return true, nil
 		}
 		return false, nil
 	case "lower":
-		s := toStr(v)
-		return strings.ToLower(s) == s, nil
+		return strIs(toStr(v), "islower"), nil
 	case "upper":
-		s := toStr(v)
-		return strings.ToUpper(s) == s, nil
+		return strIs(toStr(v), "isupper"), nil
 	case "escaped":
 		return false, nil
 	case "odd", "even":
-		n, ok := v.(Int)
-		if !ok {
-			if b, isB := v.(Bool); isB {
-				n, ok = Int(map[bool]int64{true: 1}[bool(b)]), true
-			}
+		m, err := ev.binOp("%", v, Int(2))
+		if err != nil {
+			return false, err
 		}
-		if !ok {
-			return false, errorf(CodeRuntime, 0, "unsupported operand type(s) for %%: '%s' and 'int'", v.pyType())
+		if name == "odd" {
+			return valuesEqual(m, Int(1)), nil
 		}
-		return (n%2 != 0) == (name == "odd"), nil
+		return valuesEqual(m, Int(0)), nil
 	case "divisibleby":
 		o, err := one()
 		if err != nil {

@@ -223,6 +223,9 @@ func writeJSON(b *strings.Builder, v Value, o jsonOptions, depth int) error {
 	case Str:
 		writeJSONString(b, string(x), o.ensureASCII)
 	case *List:
+		if x.view != viewNone {
+			return errorf(CodeRuntime, 0, "Object of type %s is not JSON serializable", x.pyType())
+		}
 		if len(x.Items) == 0 {
 			b.WriteString("[]")
 			return nil

@@ -19,6 +19,7 @@ func Parse(src string) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
+	foldBody(body)
 	return &Template{body: body}, nil
 }
 

@@ -44,6 +44,43 @@ type Str string
 type List struct {
 	Items []Value
 	Tuple bool
+	view  viewKind // set on range() results and dict views, which print differently
+	rng   [3]int64 // start, stop, step of a range
+}
+
+// viewKind marks list-like values that are not lists in Python.
+type viewKind uint8
+
+const (
+	viewNone viewKind = iota
+	viewRange
+	viewKeys
+	viewValues
+	viewItems
+)
+
+// iterValue is a one-shot Python iterator (the generators that map, select,
+// reject, selectattr, rejectattr, unique and items return, and reversed()).
+// It is always truthy, has no len(), and a second iteration sees nothing.
+// Its items are computed eagerly; an error found then is kept and raised
+// when the iterator is consumed, as Python's lazy generators would.
+type iterValue struct {
+	items []Value
+	pos   int
+	err   error
+	name  string // Python type name, e.g. "generator"
+}
+
+func (it *iterValue) pyType() string { return it.name }
+
+// next consumes the rest of the iterator.
+func (it *iterValue) rest() ([]Value, error) {
+	if it.err != nil {
+		return nil, it.err
+	}
+	out := it.items[it.pos:]
+	it.pos = len(it.items)
+	return out, nil
 }
 
 // Dict is a Python dict: an insertion-ordered map with hashable scalar keys.
@@ -61,6 +98,16 @@ func (Int) pyType() string       { return "int" }
 func (Float) pyType() string     { return "float" }
 func (Str) pyType() string       { return "str" }
 func (l *List) pyType() string {
+	switch l.view {
+	case viewRange:
+		return "range"
+	case viewKeys:
+		return "dict_keys"
+	case viewValues:
+		return "dict_values"
+	case viewItems:
+		return "dict_items"
+	}
 	if l.Tuple {
 		return "tuple"
 	}
@@ -220,6 +267,20 @@ func writeRepr(b *strings.Builder, v Value, depth int) {
 	case Str:
 		writeStrRepr(b, string(x))
 	case *List:
+		switch x.view {
+		case viewRange:
+			b.WriteString("range(" + strconv.FormatInt(x.rng[0], 10) + ", " + strconv.FormatInt(x.rng[1], 10))
+			if x.rng[2] != 1 {
+				b.WriteString(", " + strconv.FormatInt(x.rng[2], 10))
+			}
+			b.WriteString(")")
+			return
+		case viewKeys, viewValues, viewItems:
+			b.WriteString(x.pyType() + "(")
+			writeRepr(b, &List{Items: x.Items}, depth+1)
+			b.WriteString(")")
+			return
+		}
 		open, close := "[", "]"
 		if x.Tuple {
 			open, close = "(", ")"
@@ -252,6 +313,10 @@ func writeRepr(b *strings.Builder, v Value, depth int) {
 		b.WriteString(">")
 	case *macro:
 		b.WriteString("<Macro '" + x.name + "'>")
+	case *iterValue:
+		b.WriteString("<" + x.name + " object>")
+	case *loopValue:
+		b.WriteString("<LoopContext " + strconv.Itoa(x.index0+1) + "/" + strconv.Itoa(len(x.items)) + ">")
 	default:
 		b.WriteString("<" + v.pyType() + " object>")
 	}
@@ -385,7 +450,7 @@ func valuesEqual(a, b Value) bool {
 		return ok && x == y
 	case *List:
 		y, ok := b.(*List)
-		if !ok || x.Tuple != y.Tuple || len(x.Items) != len(y.Items) {
+		if !ok || x.Tuple != y.Tuple || x.view != y.view || len(x.Items) != len(y.Items) {
 			return false
 		}
 		for i := range x.Items {
@@ -481,7 +546,7 @@ func compareValues(a, b Value, op string) (int, error) {
 			return strings.Compare(string(x), string(y)), nil
 		}
 	case *List:
-		if y, ok := b.(*List); ok && x.Tuple == y.Tuple {
+		if y, ok := b.(*List); ok && x.Tuple == y.Tuple && x.view == viewNone && y.view == viewNone {
 			for i := 0; i < len(x.Items) && i < len(y.Items); i++ {
 				if valuesEqual(x.Items[i], y.Items[i]) {
 					continue
