@@ -1,0 +1,37 @@
+package grammar_test
+
+import (
+	"fmt"
+
+	"conform/fsm"
+	"conform/grammar"
+)
+
+func ExampleCompileSchema() {
+	schema := []byte(`{"type":"object","properties":{"name":{"type":"string","maxLength":8},"age":{"type":"integer","minimum":0,"maximum":150}},"required":["name"],"additionalProperties":false}`)
+	res, err := grammar.CompileSchema(schema, grammar.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	d, err := fsm.Compile(res.Node, fsm.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range []string{`{"name": "Ada", "age": 36}`, `{"name":"Ada"}`, `{"age": 36}`, `{"name": "Ada", "age": 151}`} {
+		fmt.Println(fsm.Matches(d, []byte(s)), s)
+	}
+	// Output:
+	// true {"name": "Ada", "age": 36}
+	// true {"name":"Ada"}
+	// false {"age": 36}
+	// false {"name": "Ada", "age": 151}
+}
+
+func ExampleCompileSchema_error() {
+	_, err := grammar.CompileSchema([]byte(`{"type":"array","items":{"type":"string","format":"fancy"}}`), grammar.Options{})
+	fmt.Println(err)
+	// Output:
+	// grammar: unknown-format at #/items/format: unknown format "fancy"; known: date, time, date-time, duration, email, hostname, ipv4, ipv6, uuid, uri
+}
