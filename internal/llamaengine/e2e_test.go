@@ -621,3 +621,73 @@ func TestBadInput(t *testing.T) {
 		}
 	})
 }
+
+// TestGrammarConstraint drives the runner with llama.cpp's grammar (the
+// benchmark baseline, slow: it checks every token of the vocabulary at
+// every step): its complete outputs must validate too, and a token it does
+// not allow is a sticky error, not an abort.
+func TestGrammarConstraint(t *testing.T) {
+	f := getFixture(t)
+	h := newHarness(t, 2, 512)
+	gv := h.eng.GrammarVocab()
+	p := h.prompt(t, "Answer in JSON.")
+	schemas := loadSchemas(t)
+	ran := 0
+	for i, s := range schemas {
+		switch s.Name {
+		case "enum_strings", "int_range", "object_person", "pattern_date", "nullable_field":
+		default:
+			continue
+		}
+		c := compileSchema(t, f, s, compact)
+		gbnf, err := llama.SchemaToGrammar(s.Schema)
+		if err != nil {
+			t.Fatalf("%s: SchemaToGrammar: %v", s.Name, err)
+		}
+		gc, err := NewGrammarConstraint(string(gbnf), gv)
+		if err != nil {
+			t.Fatalf("%s: NewGrammarConstraint: %v", s.Name, err)
+		}
+		r := h.generate(t, runner.Request{Prompt: p, MaxTokens: 128, Constraint: gc,
+			Params: sampler.Params{Temperature: sampler.Temp(1), Seed: uint64(i)}})
+		gc.Close()
+		ran++
+		if r.final.Finish == runner.FinishLength {
+			t.Logf("%s: cut at 128 tokens (llama.cpp's grammar allows whitespace runs): %q", s.Name, r.text)
+			continue
+		}
+		if err := checkOutput(c, r); err != nil {
+			t.Errorf("%s (llama.cpp grammar): %v", s.Name, err)
+		}
+	}
+	if ran != 5 {
+		t.Errorf("ran %d schemas, want 5", ran)
+	}
+	// Accepting a token the grammar does not allow is an error, not an abort.
+	gbnf, err := llama.SchemaToGrammar([]byte(`{"enum":["yes","no"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc, err := NewGrammarConstraint(string(gbnf), gv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gc.Close()
+	mask := make([]uint64, (gv.Width()+63)/64)
+	if err := gc.FillMask(mask); err != nil {
+		t.Fatalf("FillMask: %v", err)
+	}
+	brace := h.prompt(t, "")[0] // any token that is not a quote
+	if ids, _ := h.eng.Tokenize("{", false, false); len(ids) == 1 {
+		brace = ids[0]
+	}
+	if mask[brace>>6]&(1<<(uint(brace)&63)) != 0 {
+		t.Fatalf("grammar for an enum of strings allows %q first", h.eng.Detokenize(brace))
+	}
+	if err := gc.Accept(brace); !errors.Is(err, &Error{Code: CodeGrammar}) {
+		t.Errorf("Accept(disallowed) = %v, want CodeGrammar", err)
+	}
+	if err := gc.FillMask(mask); err == nil {
+		t.Errorf("FillMask after a failed Accept = nil, want the sticky error")
+	}
+}

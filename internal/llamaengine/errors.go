@@ -23,6 +23,10 @@ const (
 	// CodeEngine: llama.cpp failed a decode, logits or KV operation (the
 	// binding's error is wrapped).
 	CodeEngine
+	// CodeGrammar: llama.cpp's grammar sampler refused a grammar, or a
+	// GrammarConstraint was used wrongly (a token it does not allow, a
+	// Rollback, use after Close).
+	CodeGrammar
 )
 
 var codeNames = map[ErrorCode]string{
@@ -30,6 +34,7 @@ var codeNames = map[ErrorCode]string{
 	CodeVocabulary: "bad vocabulary",
 	CodeBatch:      "bad batch",
 	CodeEngine:     "engine failed",
+	CodeGrammar:    "grammar failed",
 }
 
 // String names the code.
