@@ -29,7 +29,23 @@
 //   - Numbers with bounds or multipleOf are written without an exponent;
 //     integers are written without a fraction or exponent and never as -0.
 //   - Whitespace between tokens is bounded (Options.MaxWhitespace).
-//   - Strings accept every JSON encoding of a character: raw UTF-8, the
-//     short escapes and \uXXXX in either case (surrogate pairs for astral
-//     characters). Formats accept a documented subset of their RFC syntax.
+//   - Strings accept raw UTF-8, the short escapes and \uXXXX for control
+//     characters (Options.Escapes = EscapesNeeded, the default), or every
+//     JSON encoding (EscapesAll). Formats accept a documented subset of
+//     their RFC syntax.
+//   - oneOf is compiled as anyOf only when its branches are proven
+//     disjoint (types, finite values, numeric intervals, string-language
+//     emptiness, a required discriminator property, or a closed object
+//     lacking a required property); otherwise strict mode refuses it.
+//   - not is supported on leaf schemas and on {"required": [p]}.
+//   - dependencies / dependentRequired / dependentSchemas become
+//     anyOf[p absent, p present and the dependency].
+//   - patternProperties: declared names take the schemas of the patterns
+//     they match; other keys matching exactly one pattern take its schema;
+//     keys matching several patterns are not produced.
+//
+// Refused in strict mode (warning and ignored in lenient mode):
+// uniqueItems (unless maxItems ≤ 1), contains, if/then/else, unknown
+// formats, unevaluatedItems, $dynamicRef/$recursiveRef, multipleOf that is
+// neither an integer nor a power of ten, not on structured schemas.
 package grammar
