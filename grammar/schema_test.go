@@ -307,3 +307,23 @@ func TestCompileSchemaMore(t *testing.T) {
 		}
 	}
 }
+
+func TestCompileRegex(t *testing.T) {
+	res, err := CompileRegex(`[a-z]+-\d{2}`, Options{})
+	if err != nil {
+		t.Fatalf("CompileRegex error: %v", err)
+	}
+	d, err := fsm.Compile(res.Node, fsm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, want := range map[string]bool{"ab-12": true, "ab-1": false, "x ab-12": false, "ab-123": false} {
+		if got := fsm.Matches(d, []byte(s)); got != want {
+			t.Errorf("CompileRegex: Matches(%q) = %v, want %v", s, got, want)
+		}
+	}
+	var ge *Error
+	if _, err := CompileRegex(`(?<=a)b`, Options{}); !errors.As(err, &ge) || ge.Code != CodeBadPattern {
+		t.Errorf("CompileRegex(lookbehind) error = %v, want CodeBadPattern", err)
+	}
+}
