@@ -17,8 +17,35 @@ func Compile(n *Node, opts Options) (*DFA, error) {
 
 // IsEmpty reports whether n matches no string at all. grammar/ uses it to
 // prove oneOf branches disjoint: IsEmpty(And(a, b)).
+//
+// For an intersection it explores the product of the operands only until
+// it reaches a pair of accepting states, so proving overlap is usually much
+// cheaper than building the product.
 func IsEmpty(n *Node, opts Options) (bool, error) {
-	d, err := Compile(n, opts)
+	c := newCompiler(opts)
+	if n != nil && n.Op == OpAnd && len(n.Subs) >= 2 {
+		rest := n.Subs[:len(n.Subs)-1]
+		var a *DFA
+		var err error
+		if len(rest) == 1 {
+			a, err = c.dfaOf(rest[0])
+		} else {
+			a, err = c.dfaOf(And(rest...))
+		}
+		if err != nil {
+			return false, err
+		}
+		b, err := c.dfaOf(n.Subs[len(n.Subs)-1])
+		if err != nil {
+			return false, err
+		}
+		found, err := c.productAccepts(a, b)
+		if err != nil {
+			return false, err
+		}
+		return !found, nil
+	}
+	d, err := c.dfaOf(n)
 	if err != nil {
 		return false, err
 	}

@@ -244,11 +244,26 @@ func TestIsEmpty(t *testing.T) {
 		{Diff(mustParse(t, `a|b|c`), mustParse(t, `[ab]`)), false},
 		{And(Not(Empty()), Empty()), true},
 		{Cat(Lit("x"), And(Lit("a"), Lit("b"))), true},
+		{And(mustParse(t, `[a-c]+`), mustParse(t, `[b-d]+`), mustParse(t, `[c-e]+`)), false},
+		{And(mustParse(t, `[a-c]+`), mustParse(t, `[b-d]+`), mustParse(t, `[d-e]+`)), true},
 	} {
-		got, err := IsEmpty(tt.n, Options{})
+		got, err := IsEmpty(tt.n, Options{MaxDFAStates: 100_000})
 		if err != nil || got != tt.want {
 			t.Errorf("IsEmpty(%s) = %v, %v; want %v, nil", tt.n, got, err, tt.want)
 		}
+	}
+}
+
+func TestIsEmptyEarlyExit(t *testing.T) {
+	// The full product exceeds the budget, but a common string is found
+	// long before: IsEmpty must answer without building the product.
+	n := And(mustParse(t, `[ab]*a[ab]{10}`), mustParse(t, `(?:[ab]{3})*`))
+	opts := Options{MaxDFAStates: 5000}
+	if _, err := Compile(n, opts); err == nil {
+		t.Fatalf("Compile(%s) under %d states succeeded; the test needs a product over budget", n, opts.MaxDFAStates)
+	}
+	if empty, err := IsEmpty(n, opts); err != nil || empty {
+		t.Errorf("IsEmpty(%s) = %v, %v; want false, nil", n, empty, err)
 	}
 }
 

@@ -429,6 +429,9 @@ func TestProductsAgainstGo(t *testing.T) {
 		and := mustCompile(t, And(n1, n2))
 		diff := mustCompile(t, Diff(n1, n2))
 		not := mustCompile(t, Not(n1))
+		if empty, err := IsEmpty(And(n1, n2), Options{}); err != nil || empty != (and.Start == DeadState) {
+			t.Fatalf("IsEmpty(%q & %q) = %v, %v; want %v (from the product)", r1, r2, empty, err, and.Start == DeadState)
+		}
 		for _, s := range inputs {
 			m1, m2 := g1.MatchString(s), g2.MatchString(s)
 			if got := Matches(and, []byte(s)); got != (m1 && m2) {

@@ -93,3 +93,50 @@ func (c *compiler) complement(d *DFA) (*DFA, error) {
 	r.start = int32(d.Start) + 1
 	return c.finish(r)
 }
+
+// productAccepts reports whether a and b accept a common string, exploring
+// their product depth-first (which reaches long witnesses without first
+// enumerating every shorter pair) and stopping at the first pair of
+// accepting states, under the same state budget as intersect.
+func (c *compiler) productAccepts(a, b *DFA) (bool, error) {
+	if a.Start == DeadState || b.Start == DeadState {
+		return false, nil
+	}
+	var reps []byte
+	seen := make(map[[2]uint8]bool)
+	for bt := range 256 {
+		key := [2]uint8{a.Classes[bt], b.Classes[bt]}
+		if !seen[key] {
+			seen[key] = true
+			reps = append(reps, byte(bt))
+		}
+	}
+	visited := map[uint64]bool{uint64(a.Start)<<32 | uint64(b.Start): true}
+	stack := [][2]StateID{{a.Start, b.Start}}
+	for len(stack) > 0 {
+		p, q := stack[len(stack)-1][0], stack[len(stack)-1][1]
+		stack = stack[:len(stack)-1]
+		if a.Accept[p] && b.Accept[q] {
+			return true, nil
+		}
+		if err := c.poll(); err != nil {
+			return false, err
+		}
+		for i := len(reps) - 1; i >= 0; i-- {
+			p2, q2 := a.Next(p, reps[i]), b.Next(q, reps[i])
+			if p2 == DeadState || q2 == DeadState {
+				continue
+			}
+			key := uint64(p2)<<32 | uint64(q2)
+			if visited[key] {
+				continue
+			}
+			if len(visited) >= c.opts.MaxDFAStates {
+				return false, limitErr(ErrTooManyDFAStates, int64(c.opts.MaxDFAStates), int64(len(visited)+1))
+			}
+			visited[key] = true
+			stack = append(stack, [2]StateID{p2, q2})
+		}
+	}
+	return false, nil
+}
