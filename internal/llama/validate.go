@@ -2,6 +2,7 @@ package llama
 
 import (
 	"fmt"
+	"slices"
 
 	"conform/gguf"
 )
@@ -32,6 +33,9 @@ func init() {
 		architectures[a] = true
 	}
 }
+
+// maxLayers is llama.cpp's LLAMA_MAX_LAYERS.
+const maxLayers = 512
 
 // Validate checks in pure Go that path is a GGUF model llama.cpp can be
 // given safely: it parses (package gguf bounds every length, so a corrupt
@@ -66,6 +70,19 @@ func Validate(path string) (*gguf.File, error) {
 	if len(missing) > 0 {
 		return nil, &Error{Code: CodeModelFile, Op: "validate", Path: path, Msg: fmt.Sprintf("missing or mistyped keys %q", missing)}
 	}
+	// llama.cpp aborts the process (GGML_ABORT in llama-hparams.cpp) on a
+	// block count of 0, and refuses more than LLAMA_MAX_LAYERS (512).
+	if n, _ := f.Uint64(arch + ".block_count"); n < 1 || n > maxLayers {
+		return nil, &Error{Code: CodeModelFile, Op: "validate", Path: path, Msg: fmt.Sprintf("%s.block_count %d outside [1, %d]", arch, n, maxLayers)}
+	}
+	if err := checkArrays(f, arch); err != nil {
+		err.Op, err.Path = "validate", path
+		return nil, err
+	}
+	if err := checkVocab(f, tokens); err != nil {
+		err.Op, err.Path = "validate", path
+		return nil, err
+	}
 	if len(f.Tensors) == 0 {
 		return nil, &Error{Code: CodeModelFile, Op: "validate", Path: path, Msg: "no tensors"}
 	}
@@ -75,4 +92,88 @@ func Validate(path string) (*gguf.File, error) {
 		}
 	}
 	return f, nil
+}
+
+// checkVocab checks what llama.cpp's vocabulary loader trusts without
+// checking (llama-vocab.cpp reads scores and token types as raw float and
+// int arrays of the token count, and merges with gguf_get_arr_str, which
+// aborts on another type) and what it asserts (distinct token strings).
+func checkVocab(f *gguf.File, tokens []string) *Error {
+	n := len(tokens)
+	arrayOf := func(key string, elem gguf.Type) (int, bool, bool) {
+		v, ok := f.Value(key)
+		if !ok {
+			return 0, false, true
+		}
+		a, isArr := v.Data.(gguf.Array)
+		if !isArr || a.Elem != elem {
+			return 0, true, false
+		}
+		return a.Len(), true, true
+	}
+	for _, c := range []struct {
+		key   string
+		elem  gguf.Type
+		sameN bool
+	}{
+		{"tokenizer.ggml.scores", gguf.TypeFloat32, true},
+		{"tokenizer.ggml.token_type", gguf.TypeInt32, true},
+		{"tokenizer.ggml.merges", gguf.TypeString, false},
+	} {
+		got, present, ok := arrayOf(c.key, c.elem)
+		switch {
+		case !present:
+		case !ok:
+			return &Error{Code: CodeModelFile, Msg: fmt.Sprintf("%s is not an array of %v", c.key, c.elem)}
+		case c.sameN && got != n:
+			return &Error{Code: CodeModelFile, Msg: fmt.Sprintf("%s has %d entries for %d tokens", c.key, got, n)}
+		}
+	}
+	if v, ok := f.Value("tokenizer.ggml.precompiled_charsmap"); ok {
+		if a, isArr := v.Data.(gguf.Array); !isArr || (a.Elem != gguf.TypeUint8 && a.Elem != gguf.TypeInt8) {
+			return &Error{Code: CodeModelFile, Msg: "tokenizer.ggml.precompiled_charsmap is not a byte array"}
+		}
+	}
+	seen := make(map[string]int, n)
+	for i, t := range tokens {
+		if t == "" {
+			t = fmt.Sprintf("[EMPTY_%d]", i) // what llama.cpp substitutes
+		}
+		if j, dup := seen[t]; dup {
+			return &Error{Code: CodeModelFile, Msg: fmt.Sprintf("tokens %d and %d are both %q (llama.cpp asserts distinct tokens)", j, i, t)}
+		}
+		seen[t] = i
+	}
+	return nil
+}
+
+// checkArrays refuses what ggml's GGUF reader cannot read (nested arrays)
+// and arrays whose element type llama.cpp asserts on instead of reporting
+// (its get_arr and get_key_or_arr, llama-model-loader.cpp).
+func checkArrays(f *gguf.File, arch string) *Error {
+	ints := []gguf.Type{gguf.TypeInt32, gguf.TypeUint32}
+	want := map[string][]gguf.Type{
+		arch + ".feed_forward_length":      ints,
+		arch + ".attention.head_count":     ints,
+		arch + ".attention.head_count_kv":  ints,
+		arch + ".rope.dimension_sections":  ints,
+		arch + ".classifier.output_labels": {gguf.TypeString},
+		"xielu.alpha_n":                    {gguf.TypeFloat32},
+		"xielu.alpha_p":                    {gguf.TypeFloat32},
+		"xielu.beta":                       {gguf.TypeFloat32},
+		"xielu.eps":                        {gguf.TypeFloat32},
+	}
+	for _, kv := range f.KVs {
+		a, ok := kv.Value.Data.(gguf.Array)
+		if !ok {
+			continue
+		}
+		if a.Elem == gguf.TypeArray {
+			return &Error{Code: CodeModelFile, Msg: fmt.Sprintf("%s is a nested array, which llama.cpp cannot read", kv.Key)}
+		}
+		if types, ok := want[kv.Key]; ok && !slices.Contains(types, a.Elem) {
+			return &Error{Code: CodeModelFile, Msg: fmt.Sprintf("%s is an array of %v, want %v", kv.Key, a.Elem, types)}
+		}
+	}
+	return nil
 }

@@ -25,7 +25,7 @@ func smallModel(t *testing.T) string {
 
 // rewrite copies the GGUF at src to a new file, letting edit change or
 // drop (ok=false) metadata values and keep decide which tensors stay.
-func rewrite(t *testing.T, src string, edit func(key string, v gguf.Value) (gguf.Value, bool), keep func(name string) bool) string {
+func rewrite(t *testing.T, src string, edit func(key string, v gguf.Value) (gguf.Value, bool), keep func(name string) bool, extra ...gguf.KV) string {
 	t.Helper()
 	f, err := gguf.Open(src)
 	if err != nil {
@@ -43,6 +43,9 @@ func rewrite(t *testing.T, src string, edit func(key string, v gguf.Value) (gguf
 		if v, ok := edit(kv.Key, kv.Value); ok {
 			w.Add(kv.Key, v)
 		}
+	}
+	for _, kv := range extra {
+		w.Add(kv.Key, kv.Value)
 	}
 	for _, ti := range f.Tensors {
 		if keep != nil && !keep(ti.Name) {
@@ -90,6 +93,22 @@ func TestValidate(t *testing.T) {
 			return v, true
 		}, nil)
 	}
+	setU32 := func(key string, x uint32) string {
+		return rewrite(t, good, func(k string, v gguf.Value) (gguf.Value, bool) {
+			if k == key {
+				return gguf.Value{Type: gguf.TypeUint32, Data: x}, true
+			}
+			return v, true
+		}, nil)
+	}
+	setValue := func(key string, x gguf.Value) string {
+		return rewrite(t, good, func(k string, v gguf.Value) (gguf.Value, bool) {
+			if k == key {
+				return x, true
+			}
+			return v, true
+		}, nil)
+	}
 	drop := func(key string) string {
 		return rewrite(t, good, func(k string, v gguf.Value) (gguf.Value, bool) { return v, k != key }, nil)
 	}
@@ -108,8 +127,18 @@ func TestValidate(t *testing.T) {
 		{"vision encoder", setArch("clip"), ErrArchitecture, nil},
 		{"no architecture", drop("general.architecture"), ErrArchitecture, nil},
 		{"no block count", drop("llama.block_count"), ErrModelFile, nil},
+		{"zero blocks (llama.cpp aborts on it)", setU32("llama.block_count", 0), ErrModelFile, nil},
+		{"more blocks than llama.cpp allows", setU32("llama.block_count", 513), ErrModelFile, nil},
 		{"no tokens", drop("tokenizer.ggml.tokens"), ErrModelFile, nil},
 		{"no tokenizer model", drop("tokenizer.ggml.model"), ErrModelFile, nil},
+		{"merges not strings", setU32("tokenizer.ggml.merges", 1), ErrModelFile, nil},
+		{"token types not an array", setU32("tokenizer.ggml.token_type", 1), ErrModelFile, nil},
+		{"token types short", setValue("tokenizer.ggml.token_type", gguf.Value{Type: gguf.TypeArray, Data: gguf.Array{Elem: gguf.TypeInt32, Data: []int32{1, 1}}}), ErrModelFile, nil},
+		{"token types of another width", setValue("tokenizer.ggml.token_type", gguf.Value{Type: gguf.TypeArray, Data: gguf.Array{Elem: gguf.TypeUint8, Data: make([]uint8, len(smallVocab().Tokens))}}), ErrModelFile, nil},
+		{"scores short", rewrite(t, good, same, nil, gguf.KV{Key: "tokenizer.ggml.scores", Value: gguf.Value{Type: gguf.TypeArray, Data: gguf.Array{Elem: gguf.TypeFloat32, Data: []float32{0}}}}), ErrModelFile, nil},
+		{"duplicate tokens", setValue("tokenizer.ggml.tokens", gguf.Value{Type: gguf.TypeArray, Data: gguf.Array{Elem: gguf.TypeString, Data: append(append([]string(nil), smallVocab().Tokens[:len(smallVocab().Tokens)-1]...), "a")}}), ErrModelFile, nil},
+		{"feed-forward lengths as strings (llama.cpp asserts)", setValue("llama.feed_forward_length", gguf.Value{Type: gguf.TypeArray, Data: gguf.Array{Elem: gguf.TypeString, Data: []string{"a", "b"}}}), ErrModelFile, nil},
+		{"nested array", rewrite(t, good, same, nil, gguf.KV{Key: "x.nested", Value: gguf.Value{Type: gguf.TypeArray, Data: gguf.Array{Elem: gguf.TypeArray, Data: []gguf.Array{}}}}), ErrModelFile, nil},
 		{"no tensors", rewrite(t, good, same, func(string) bool { return false }), ErrModelFile, nil},
 	}
 	for _, tt := range tests {
