@@ -322,6 +322,11 @@ func TestNewConstraintErrors(t *testing.T) {
 		if _, err := NewConstraint(tt.d, ti, ConstraintOptions{}); !tokIsCode(err, tt.code) {
 			t.Errorf("%s: NewConstraint = %v, want code %d", tt.name, err, tt.code)
 		}
+		// TrustTrimmed skips only the trimming check.
+		_, err := NewConstraint(tt.d, ti, ConstraintOptions{TrustTrimmed: true})
+		if wantErr := tt.name != "not trimmed"; (err != nil) != wantErr {
+			t.Errorf("%s: NewConstraint(TrustTrimmed) = %v, want error: %v", tt.name, err, wantErr)
+		}
 	}
 }
 
