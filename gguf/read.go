@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"unsafe"
 )
 
 // Limits of the reader. Counts and lengths are also bounded by the bytes
@@ -212,6 +213,39 @@ func (d *decoder) str(maxLen int64) (string, error) {
 		return "", err
 	}
 	return string(b), nil
+}
+
+// strs reads n strings into shared 1 MiB chunks (a handful of
+// allocations instead of n: a vocabulary holds ~150k tokens). A chunk is
+// never written again once a string points into it.
+func (d *decoder) strs(n int) ([]string, error) {
+	const chunk = 1 << 20
+	out := make([]string, n)
+	var buf []byte
+	for i := range out {
+		at := d.off
+		l, err := d.u64()
+		if err != nil {
+			return nil, err
+		}
+		if l > uint64(d.remaining()) {
+			return nil, &Error{Code: CodeTruncated, Offset: at, Key: d.key, Msg: fmt.Sprintf("string of %d bytes, %d left", l, d.remaining())}
+		}
+		b, err := d.next(int64(l))
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == 0 {
+			continue
+		}
+		if cap(buf)-len(buf) < len(b) {
+			buf = make([]byte, 0, max(chunk, len(b)))
+		}
+		start := len(buf)
+		buf = append(buf, b...)
+		out[i] = unsafe.String(&buf[start], len(b))
+	}
+	return out, nil
 }
 
 func (d *decoder) file() (*File, error) {
@@ -433,11 +467,9 @@ func (d *decoder) array(depth int) (Array, error) {
 	a := Array{Elem: elem}
 	switch elem {
 	case TypeString:
-		s := make([]string, n)
-		for i := range s {
-			if s[i], err = d.str(maxInt64); err != nil {
-				return Array{}, err
-			}
+		s, err := d.strs(n)
+		if err != nil {
+			return Array{}, err
 		}
 		a.Data = s
 	case TypeArray:
