@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -137,7 +138,7 @@ func NewTokenIndex(tokens [][]byte, eos []TokenID, width int) (*TokenIndex, erro
 	ti.raw = make([][]byte, n)
 	ti.tokens = make([][]byte, n)
 	for id, t := range tokens {
-		if len(t) == 0 {
+		if len(t) == 0 || !markerShaped(t) {
 			continue
 		}
 		start := len(buf)
@@ -200,6 +201,20 @@ func NewTokenIndex(tokens [][]byte, eos []TokenID, width int) (*TokenIndex, erro
 	}
 	ti.trieBytes += int64(len(ti.full.nodes)+len(ti.rest.nodes)) * 8
 	return ti, nil
+}
+
+// markerShaped reports whether t may enter the index. Byte 0xFF never
+// occurs in valid UTF-8, so this package reserves it for the special-token
+// marker: a token holding 0xFF is kept only when it is exactly the marker
+// followed by the special token's text (0xFF first, nothing else 0xFF, at
+// least one byte of text). Anything else holding 0xFF — byte-level
+// vocabularies have a plain one-byte token 0xFF — can never be part of valid
+// text, and letting it in would let a sequence of plain tokens spell a
+// special token's marker ("\xFF" then "<tool_call>"), so it is never
+// allowed.
+func markerShaped(t []byte) bool {
+	i := bytes.IndexByte(t, SpecialPrefix)
+	return i < 0 || i == 0 && len(t) > 1 && bytes.IndexByte(t[1:], SpecialPrefix) < 0
 }
 
 // stringSafeChars returns the number of characters of t when t is complete,

@@ -272,3 +272,33 @@ func TestWalkPrunes(t *testing.T) {
 		t.Errorf("visited nodes: start %d, body %d of %d; want start ≤ 2000 (pruned) and body ≥ half", start, body, n)
 	}
 }
+
+// TestMarkerBytesOnlyFromSpecials checks that plain tokens holding byte
+// 0xFF (byte-level vocabularies have a one-byte 0xFF token) are never
+// allowed, so that plain tokens cannot spell a special token's marker.
+func TestMarkerBytesOnlyFromSpecials(t *testing.T) {
+	special := append([]byte{SpecialPrefix}, "<tc>"...)
+	tokens := [][]byte{{SpecialPrefix}, []byte("<tc>"), special, []byte("x"), {'a', SpecialPrefix}}
+	ti, err := NewTokenIndex(tokens, nil, len(tokens))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Compile(Alt(Cat(LitBytes(special), Lit("x")), Cat(ByteClass(ByteRange{0xFF, 0xFF}), Lit("<tc>x"))), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewConstraint(d, ti, ConstraintOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.NewMatcher()
+	mask := make([]uint64, ti.MaskWords())
+	if err := m.FillMask(mask); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range []bool{false, false, true, false, false} {
+		if got := mask[0]&(1<<uint(id)) != 0; got != want {
+			t.Errorf("start mask: token %d (%q) allowed = %v, want %v", id, tokens[id], got, want)
+		}
+	}
+}
