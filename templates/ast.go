@@ -25,6 +25,7 @@ type ifStmt struct {
 
 type forStmt struct {
 	line      int
+	missing   []string // frame-local names (frames.go)
 	target    target
 	iter      expr
 	cond      expr // the "if" filter, or nil
@@ -41,17 +42,19 @@ type setStmt struct {
 
 // setBlockStmt is {% set name | filters %}body{% endset %}.
 type setBlockStmt struct {
-	line   int
-	target target
-	filter *filterExpr // applied to the body text (its arg is a placeholder), or nil
-	body   []stmt
+	line    int
+	missing []string
+	target  target
+	filter  *filterExpr // applied to the body text (its arg is a placeholder), or nil
+	body    []stmt
 }
 
 type macroStmt struct {
-	line   int
-	name   string
-	params []param
-	body   []stmt
+	line    int
+	missing []string
+	name    string
+	params  []param
+	body    []stmt
 }
 
 type param struct {
@@ -68,9 +71,10 @@ type callBlockStmt struct {
 }
 
 type filterBlockStmt struct {
-	line   int
-	filter *filterExpr
-	body   []stmt
+	line    int
+	missing []string
+	filter  *filterExpr
+	body    []stmt
 }
 
 type withStmt struct {

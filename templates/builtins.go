@@ -695,6 +695,9 @@ func (ev *evaluator) printf(format string, arg Value) (Value, error) {
 		named = a
 		mappingLike = true
 		args = []Value{a}
+	case Undefined:
+		mappingLike = true // Undefined has __getitem__
+		args = []Value{a}
 	default:
 		args = []Value{a}
 	}

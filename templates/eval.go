@@ -139,7 +139,7 @@ func (ev *evaluator) exec(s stmt, sc *scope) (ctrl, error) {
 		return ctrlNone, ev.assign(s.target, v, sc)
 	case *setBlockStmt:
 		text, err := ev.capture(func() error {
-			_, err := ev.execBody(s.body, newScope(sc))
+			_, err := ev.execBody(s.body, declare(newScope(sc), s.missing))
 			return err
 		})
 		if err != nil {
@@ -153,7 +153,7 @@ func (ev *evaluator) exec(s stmt, sc *scope) (ctrl, error) {
 		}
 		return ctrlNone, ev.assign(s.target, v, sc)
 	case *macroStmt:
-		sc.vars[s.name] = &macro{name: s.name, params: s.params, body: s.body, closure: sc}
+		sc.vars[s.name] = &macro{name: s.name, params: s.params, body: s.body, closure: sc, missing: s.missing}
 		return ctrlNone, nil
 	case *callBlockStmt:
 		caller := &macro{name: "caller", params: s.params, body: s.body, closure: sc}
@@ -166,7 +166,7 @@ func (ev *evaluator) exec(s stmt, sc *scope) (ctrl, error) {
 		return ctrlNone, ev.write(toStr(v), s.line)
 	case *filterBlockStmt:
 		text, err := ev.capture(func() error {
-			_, err := ev.execBody(s.body, newScope(sc))
+			_, err := ev.execBody(s.body, declare(newScope(sc), s.missing))
 			return err
 		})
 		if err != nil {
@@ -313,7 +313,7 @@ func (ev *evaluator) runLoop(s *forStmt, iv Value, sc *scope, depth0 int) error 
 			return err
 		}
 		lv.index0 = i
-		is := newScope(sc)
+		is := declare(newScope(sc), s.missing)
 		is.vars["loop"] = lv
 		if err := ev.assign(s.target, it, is); err != nil {
 			return err
@@ -380,6 +380,7 @@ type macro struct {
 	params  []param
 	body    []stmt
 	closure *scope
+	missing []string
 }
 
 func (*macro) pyType() string { return "Macro" }
@@ -390,7 +391,7 @@ func (ev *evaluator) callMacro(m *macro, args []Value, kwargs []kwv, line int) (
 	if ev.depth > ev.limits.MaxDepth {
 		return nil, errorf(CodeBudget, line, "macro recursion deeper than %d", ev.limits.MaxDepth)
 	}
-	ms := newScope(m.closure)
+	ms := declare(newScope(m.closure), m.missing)
 	var extra []Value
 	for i, a := range args {
 		if i < len(m.params) {
@@ -420,8 +421,10 @@ func (ev *evaluator) callMacro(m *macro, args []Value, kwargs []kwv, line int) (
 		}
 	}
 	for _, p := range m.params {
-		if _, ok := ms.vars[p.name]; ok {
-			continue
+		if v, ok := ms.vars[p.name]; ok {
+			if _, m := v.(missingValue); !m {
+				continue
+			}
 		}
 		if p.def != nil {
 			v, err := ev.eval(p.def, ms)

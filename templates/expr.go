@@ -84,6 +84,9 @@ func (ev *evaluator) eval1(x expr, sc *scope) (Value, error) {
 			return nil, errImpossible
 		}
 		if v, ok := sc.lookup(x.name); ok {
+			if _, m := v.(missingValue); m {
+				return Undefined{hint: "'" + x.name + "' is undefined"}, nil
+			}
 			return v, nil
 		}
 		if g, ok := globals[x.name]; ok {
@@ -385,6 +388,10 @@ func (ev *evaluator) binOp(op string, l, r Value) (Value, error) {
 	if op == "~" {
 		s := toStr(l) + toStr(r)
 		return Str(s), nil
+	}
+	if s, ok := l.(Str); ok && op == "%" {
+		// str.__mod__ runs before Undefined's __rmod__ could fail.
+		return ev.printf(string(s), r)
 	}
 	for _, v := range []Value{l, r} {
 		if u, ok := v.(Undefined); ok {

@@ -7,7 +7,8 @@ import (
 // Template is a parsed chat template. It is immutable after Parse and safe
 // for concurrent Render calls.
 type Template struct {
-	body []stmt
+	body    []stmt
+	missing []string // root-frame names that start missing (frames.go)
 }
 
 // Parse parses a Jinja chat template (as found in GGUF
@@ -20,7 +21,7 @@ func Parse(src string) (*Template, error) {
 		return nil, err
 	}
 	foldBody(body)
-	return &Template{body: body}, nil
+	return &Template{body: body, missing: annotateFrames(body, nil)}, nil
 }
 
 // Limits bounds one Render call. The zero value of a field means its
@@ -104,7 +105,7 @@ func (t *Template) Render(vars Vars) (string, error) {
 		ctx.vars[k] = v
 	}
 	out, err := ev.capture(func() error {
-		_, err := ev.execBody(t.body, newScope(ctx))
+		_, err := ev.execBody(t.body, declare(newScope(ctx), t.missing))
 		return err
 	})
 	if err != nil {
