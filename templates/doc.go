@@ -30,8 +30,20 @@
 // precedence, if/for/set/macro/call/filter/with blocks, loop controls, the
 // common filters and tests, Python str/dict/list methods) over its own value
 // types. It passes 100% of ../shared/templates/golden (16 templates, 357
-// cases, raise_exception messages exact) and was cross-checked against
-// jinja2 3.1.6 on generated templates.
+// cases, raise_exception messages exact). It was also cross-checked
+// against jinja2 3.1.6 itself (testdata/jinja_reference): about 10,000
+// random conversations over the 16 shared templates match byte for byte,
+// and of 20,000 random small templates exercising the lexer, operators,
+// filters, tests, scoping and loops, the only differences left print
+// Python object addresses (generators, bound methods) or Markup reprs.
+//
+// Known differences from jinja2: filters that return generators compute
+// their items eagerly (an error inside is kept and raised on consumption,
+// as jinja2 would); the escape filter returns a plain string, not Markup;
+// integers are 64-bit (JSON integers beyond that decode as floats, and
+// overflowing arithmetic is an error); a few rarely used filters (groupby,
+// batch, slice, pprint, urlize, xmlattr, ...) and tags (include, extends,
+// import, block) are refused at parse time.
 //
 // # Budgets
 //

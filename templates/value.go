@@ -88,7 +88,8 @@ func (it *iterValue) rest() ([]Value, error) {
 type Dict struct {
 	keys  []Value
 	vals  []Value
-	index map[string]int
+	strs  map[string]int // positions of Str keys (the common case, no allocation)
+	index map[string]int // positions of other keys, by hashKey
 }
 
 func (Undefined) pyType() string { return "Undefined" }
@@ -116,7 +117,16 @@ func (l *List) pyType() string {
 func (*Dict) pyType() string { return "dict" }
 
 // NewDict returns an empty Dict.
-func NewDict() *Dict { return &Dict{index: map[string]int{}} }
+func NewDict() *Dict { return &Dict{strs: map[string]int{}, index: map[string]int{}} }
+
+// slot finds the position map and key for k.
+func (d *Dict) slot(key Value) (map[string]int, string, error) {
+	if s, ok := key.(Str); ok {
+		return d.strs, string(s), nil
+	}
+	h, err := hashKey(key)
+	return d.index, h, err
+}
 
 // Len returns the number of entries.
 func (d *Dict) Len() int { return len(d.keys) }
@@ -130,15 +140,15 @@ func (d *Dict) Values() []Value { return d.vals }
 // Set inserts or replaces key → v, keeping the original position of an
 // existing key as Python does. It fails on an unhashable key.
 func (d *Dict) Set(key, v Value) error {
-	h, err := hashKey(key)
+	m, h, err := d.slot(key)
 	if err != nil {
 		return err
 	}
-	if i, ok := d.index[h]; ok {
+	if i, ok := m[h]; ok {
 		d.vals[i] = v
 		return nil
 	}
-	d.index[h] = len(d.keys)
+	m[h] = len(d.keys)
 	d.keys = append(d.keys, key)
 	d.vals = append(d.vals, v)
 	return nil
@@ -149,11 +159,11 @@ func (d *Dict) SetStr(key string, v Value) { _ = d.Set(Str(key), v) }
 
 // Get looks up key; ok is false when it is absent or unhashable.
 func (d *Dict) Get(key Value) (Value, bool) {
-	h, err := hashKey(key)
+	m, h, err := d.slot(key)
 	if err != nil {
 		return nil, false
 	}
-	i, ok := d.index[h]
+	i, ok := m[h]
 	if !ok {
 		return nil, false
 	}
