@@ -107,9 +107,15 @@ for path in sorted(glob.glob(tdir + "/golden/*.json")):
         agp = R.random() < .5
         extra = {}
         if R.random() < .2: extra["enable_thinking"] = R.choice([True, False])
+        if R.random() < .2: extra["tools_in_user_message"] = R.choice([True, False])
+        if R.random() < .1: extra["date_string"] = R.choice(["01 Jan 2025", ""])
+        if R.random() < .1: extra["custom_tools"] = [tool()]
+        if R.random() < .05: extra["documents"] = [{"title": "t", "text": text()}]
         c = {"name": f"r{i}", "messages": ms, "tools": tools, "add_generation_prompt": agp, "extra_vars": extra}
         try:
-            c["expected"] = t.render(messages=ms, tools=tools, documents=None, add_generation_prompt=agp, bos_token=fx["bos_token"], eos_token=fx["eos_token"], **extra)
+            kw = dict(messages=ms, tools=tools, documents=None, add_generation_prompt=agp, bos_token=fx["bos_token"], eos_token=fx["eos_token"])
+            kw.update(extra)
+            c["expected"] = t.render(**kw)
         except jinja2.exceptions.TemplateError as e:
             if type(e) is jinja2.exceptions.TemplateError:
                 c["error"] = e.message; c["error_kind"] = "raise_exception"
