@@ -33,10 +33,10 @@
 // cases, raise_exception messages exact). It was also cross-checked
 // against jinja2 3.1.6 itself (testdata/jinja_reference): about 30,000
 // random conversations (with chat_template_kwargs) over the 16 shared
-// templates match byte for byte,
-// and of 21,000 random small templates exercising the lexer, operators,
-// filters, tests, scoping and loops, the only differences left print
-// Python object addresses (generators, bound methods) or Markup reprs.
+// templates match byte for byte, and of 21,000 random small templates
+// exercising the lexer, operators, filters, tests, scoping and loops, the
+// only differences left print Python object addresses (generators, bound
+// methods) or Markup reprs.
 //
 // Known differences from jinja2: filters that return generators compute
 // their items eagerly (an error inside is kept and raised on consumption,
