@@ -37,8 +37,10 @@ func newEngine(cfg config) (engine, error) {
 	switch cfg.engine {
 	case "conform":
 		return newConformEngine(cfg.tokenizer)
+	case "llamacpp":
+		return newLlamaEngine(cfg)
 	default:
-		return nil, fmt.Errorf("unknown engine %q (want conform)", cfg.engine)
+		return nil, fmt.Errorf("unknown engine %q (want conform or llamacpp)", cfg.engine)
 	}
 }
 

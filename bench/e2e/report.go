@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// report is the JSON output: one object per mode, keyed by the mode name,
+// plus the run's configuration, the skipped schemas and setup costs.
+type report struct {
+	Unconstrained   *modeReport  `json:"unconstrained"`
+	Conform         *modeReport  `json:"conform"`
+	LlamacppGrammar *modeReport  `json:"llamacpp_grammar"`
+	Config          reportConfig `json:"config"`
+	Skipped         struct {
+		ConformRefused   int `json:"conform_refused"`   // skipped in every mode
+		ValidatorRefused int `json:"validator_refused"` // skipped in every mode
+		LlamaRefused     int `json:"llamacpp_refused"`  // run in (a) and (b); invalid in (c)
+	} `json:"skipped"`
+	Setup struct {
+		ConformCompileP50ms   float64 `json:"conform_compile_p50_ms"`       // once per schema (cached by a server)
+		LlamaConvertP50ms     float64 `json:"llamacpp_convert_p50_ms"`      // SchemaToGrammar, once per schema
+		LlamaGrammarInitP50ms float64 `json:"llamacpp_grammar_init_p50_ms"` // NewGrammar, once per request
+	} `json:"setup"`
+}
+
+type reportConfig struct {
+	Model        string  `json:"model"`
+	Maskbench    string  `json:"maskbench"`
+	Schemas      int     `json:"schemas"`  // picked from the file
+	OfTotal      int     `json:"of_total"` // entries in the file (after -split)
+	Run          int     `json:"run"`      // left after skipping
+	Parallel     int     `json:"parallel"`
+	MaxTokens    int     `json:"max_tokens"`
+	Threads      int     `json:"threads"`
+	Temperature  float64 `json:"temperature"`
+	Whitespace   string  `json:"whitespace"`
+	Vocab        int     `json:"vocab"`
+	PromptTokens int     `json:"prompt_tokens"`
+}
+
+// modeReport is one mode's figures. ValidRate and OverheadPct are absent
+// for the unconstrained mode.
+type modeReport struct {
+	Requests int     `json:"requests"`
+	Tokens   int     `json:"tokens"`
+	TokS     float64 `json:"tok_s"`
+	P50ms    float64 `json:"p50_ms"`
+	P99ms    float64 `json:"p99_ms"`
+	// ConstraintUsPerToken is the constraint's time (every call) per output
+	// token; ConstraintSharePct its share of the runner's step time.
+	ConstraintUsPerToken float64 `json:"constraint_us_per_token"`
+	ConstraintSharePct   float64 `json:"constraint_share_pct"`
+	ForcedSharePct       float64 `json:"forced_share_pct"`
+	// CompleteRate is the share of requests that ended on their own (EOS,
+	// a terminated constraint), not cut by the token budget. ValidRate is
+	// the share of those complete outputs that validate; ValidOfAll the
+	// share of all requests (cut ones count as invalid).
+	CompleteRate float64  `json:"complete_rate"`
+	ValidRate    *float64 `json:"valid_rate,omitempty"`
+	ValidOfAll   *float64 `json:"valid_of_all,omitempty"`
+	// OverheadPct is the time per output token over the unconstrained
+	// mode's, in percent: 100 × (unconstrained tok/s ÷ this tok/s − 1).
+	OverheadPct *float64 `json:"overhead_pct,omitempty"`
+	Errors      int      `json:"errors"`
+	Refused     int      `json:"refused,omitempty"` // llama.cpp could not make the grammar
+	SetupMs     float64  `json:"setup_ms"`          // matcher / grammar creation, all requests
+}
+
+func (r *report) fill(stats [numModes]modeStats) {
+	var ms [numModes]*modeReport
+	for m := range numModes {
+		st := stats[m]
+		mr := &modeReport{Requests: st.requests, Tokens: st.tokens, Errors: st.errors, Refused: st.refused,
+			P50ms: percentile(st.intervals, 50), P99ms: percentile(st.intervals, 99), SetupMs: st.setup.Seconds() * 1e3}
+		if st.wall > 0 {
+			mr.TokS = float64(st.tokens) / st.wall.Seconds()
+		}
+		if st.tokens > 0 {
+			mr.ConstraintUsPerToken = float64(st.constraint.Microseconds()) / float64(st.tokens)
+			mr.ForcedSharePct = 100 * float64(st.forced) / float64(st.tokens)
+		}
+		if st.step > 0 {
+			mr.ConstraintSharePct = 100 * st.constraint.Seconds() / st.step.Seconds()
+		}
+		if st.requests > 0 {
+			mr.CompleteRate = float64(st.complete) / float64(st.requests)
+		}
+		if m != modeUnconstrained && st.complete > 0 {
+			vr := float64(st.valid) / float64(st.complete)
+			mr.ValidRate = &vr
+			vt := float64(st.valid) / float64(st.requests)
+			mr.ValidOfAll = &vt
+		}
+		ms[m] = mr
+	}
+	for m := modeConform; m < numModes; m++ {
+		if ms[m].TokS > 0 {
+			o := 100 * (ms[modeUnconstrained].TokS/ms[m].TokS - 1)
+			ms[m].OverheadPct = &o
+		}
+	}
+	r.Unconstrained, r.Conform, r.LlamacppGrammar = ms[0], ms[1], ms[2]
+}
+
+func (r *report) print(w io.Writer) {
+	c := r.Config
+	fmt.Fprintf(w, "model %s, vocabulary %d, %d threads, parallel %d, max tokens %d, temperature %g, whitespace %s, prompt %d tokens\n",
+		c.Model, c.Vocab, c.Threads, c.Parallel, c.MaxTokens, c.Temperature, c.Whitespace, c.PromptTokens)
+	fmt.Fprintf(w, "schemas: %d picked of %d, %d run; skipped: %d refused by Conform, %d by the validator; llama.cpp refused %d (invalid in its column)\n",
+		c.Schemas, c.OfTotal, c.Run, r.Skipped.ConformRefused, r.Skipped.ValidatorRefused, r.Skipped.LlamaRefused)
+	fmt.Fprintf(w, "setup p50: Conform compile %.1f ms/schema, llama.cpp SchemaToGrammar %.1f ms/schema, NewGrammar %.1f ms/request\n\n",
+		r.Setup.ConformCompileP50ms, r.Setup.LlamaConvertP50ms, r.Setup.LlamaGrammarInitP50ms)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "mode\trequests\ttokens\ttok/s\tp50 ms\tp99 ms\tconstraint µs/tok\tconstraint share\tforced\tcomplete\tvalid (of complete)\toverhead\t")
+	for i, mr := range []*modeReport{r.Unconstrained, r.Conform, r.LlamacppGrammar} {
+		valid, over := "-", "-"
+		if mr.ValidRate != nil {
+			valid = fmt.Sprintf("%.1f%%", 100**mr.ValidRate)
+		}
+		if mr.OverheadPct != nil {
+			over = fmt.Sprintf("%+.1f%%", *mr.OverheadPct)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.1f\t%.1f\t%.0f\t%.1f%%\t%.1f%%\t%.1f%%\t%s\t%s\t\n",
+			modeNames[i], mr.Requests, mr.Tokens, mr.TokS, mr.P50ms, mr.P99ms, mr.ConstraintUsPerToken,
+			mr.ConstraintSharePct, mr.ForcedSharePct, 100*mr.CompleteRate, valid, over)
+	}
+	tw.Flush()
+	if r.Conform.ConstraintUsPerToken > 0 {
+		fmt.Fprintf(w, "\nconstraint time per token: llama.cpp grammar / Conform = %.1f×\n", r.LlamacppGrammar.ConstraintUsPerToken/r.Conform.ConstraintUsPerToken)
+	}
+}

@@ -1,0 +1,476 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"conform/fsm"
+	"conform/grammar"
+	"conform/internal/llama"
+	"conform/internal/llamaengine"
+	"conform/runner"
+	"conform/sampler"
+)
+
+type config struct {
+	model, maskbench, jsonOut, split    string
+	whitespace                          string
+	limit, parallel, maxTokens, threads int
+	chunk                               int
+	temperature                         float64
+	seed                                uint64
+	verbose                             bool
+}
+
+// compileTimeout bounds Conform's compile of one schema; a schema that
+// needs longer is counted as refused.
+const compileTimeout = 20 * time.Second
+
+// prompt is the same for every request. It is short (a few tokens), so
+// that prefill is negligible next to generation, and after the first
+// request the runner reuses its KV cells.
+const prompt = "Reply with one JSON value that matches the schema.\n"
+
+// mode is one of the three ways of generating.
+type mode int
+
+const (
+	modeUnconstrained mode = iota
+	modeConform
+	modeLlama
+	numModes
+)
+
+var modeNames = [numModes]string{"unconstrained", "conform", "llamacpp_grammar"}
+
+// job is one schema, ready for the three modes.
+type job struct {
+	id, split string
+	index     int // request index: the seed is cfg.seed+index in every mode
+	schema    json.RawMessage
+	conform   *fsm.Constraint
+	gbnf      string // llama.cpp's grammar; "" when its converter refused
+	validator *jsonschema.Schema
+}
+
+// outcome is one finished request.
+type outcome struct {
+	tokens, forced int
+	finish         runner.FinishReason
+	err            error
+	text           string
+	intervals      []float64 // ms between consecutive token events
+	constraint     time.Duration
+	valid          bool
+}
+
+// modeStats accumulates one mode over the run.
+type modeStats struct {
+	requests, complete, valid, tokens, forced, errors, refused int
+	wall, step, constraint, setup                              time.Duration
+	intervals                                                  []float64
+}
+
+// timed wraps a Constraint and adds the time of every call (IsTerminated
+// and IsAccepting included: llama.cpp's grammar computes its mask there).
+// Only the runner's loop goroutine calls it; the total is read after the
+// request's final event.
+type timed struct {
+	c runner.Constraint
+	d atomic.Int64
+}
+
+func (t *timed) since(t0 time.Time) { t.d.Add(int64(time.Since(t0))) }
+
+func (t *timed) FillMask(dst []uint64) error {
+	defer t.since(time.Now())
+	return t.c.FillMask(dst)
+}
+
+func (t *timed) Accept(tok runner.TokenID) error {
+	defer t.since(time.Now())
+	return t.c.Accept(tok)
+}
+
+func (t *timed) IsAccepting() bool {
+	defer t.since(time.Now())
+	return t.c.IsAccepting()
+}
+
+func (t *timed) IsTerminated() bool {
+	defer t.since(time.Now())
+	return t.c.IsTerminated()
+}
+
+func (t *timed) Forced(n int) []runner.TokenID {
+	defer t.since(time.Now())
+	return t.c.Forced(n)
+}
+
+func (t *timed) Rollback(n int) error { return t.c.Rollback(n) }
+
+func run(cfg config, w io.Writer) error {
+	entries, total, err := readEntries(cfg)
+	if err != nil {
+		return err
+	}
+	seqCtx := max(256, cfg.maxTokens+128)
+	eng, err := llamaengine.Load(cfg.model, llama.Params{ContextSize: cfg.parallel * seqCtx, Parallel: cfg.parallel, Threads: cfg.threads})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	v := eng.Vocabulary()
+	idx, err := fsm.NewTokenIndex(v.Tokens, eng.EOS(), v.Width)
+	if err != nil {
+		return err
+	}
+	gv := eng.GrammarVocab()
+	promptIDs, err := eng.Tokenize(prompt, true, false)
+	if err != nil {
+		return err
+	}
+
+	rep := &report{Config: reportConfig{
+		Model: cfg.model, Maskbench: cfg.maskbench, Schemas: len(entries), OfTotal: total,
+		Parallel: cfg.parallel, MaxTokens: cfg.maxTokens, Threads: cfg.threads, Temperature: cfg.temperature, Whitespace: cfg.whitespace,
+		Vocab: v.Width, PromptTokens: len(promptIDs),
+	}}
+	var jobs []*job
+	var conformCompile, llamaConvert []float64
+	for _, e := range entries {
+		j := &job{id: e.ID, split: e.Split, index: len(jobs), schema: e.Schema}
+		t0 := time.Now()
+		c, err := compileConform(e.Schema, idx, cfg.whitespace == "compact")
+		if err != nil {
+			rep.Skipped.ConformRefused++
+			if cfg.verbose {
+				fmt.Fprintf(w, "skip %s: conform: %v\n", e.ID, err)
+			}
+			continue
+		}
+		conformCompile = append(conformCompile, ms(time.Since(t0)))
+		j.conform = c
+		if j.validator, err = compileValidator(e.Schema); err != nil {
+			rep.Skipped.ValidatorRefused++
+			if cfg.verbose {
+				fmt.Fprintf(w, "skip %s: validator: %v\n", e.ID, err)
+			}
+			continue
+		}
+		t0 = time.Now()
+		if g, err := llama.SchemaToGrammar(e.Schema); err == nil {
+			j.gbnf = string(g)
+			if cfg.whitespace == "compact" {
+				j.gbnf = compactGBNF(j.gbnf)
+			}
+			llamaConvert = append(llamaConvert, ms(time.Since(t0)))
+		} else {
+			rep.Skipped.LlamaRefused++
+		}
+		jobs = append(jobs, j)
+	}
+	if len(jobs) == 0 {
+		return errors.New("no schema left to run")
+	}
+	rep.Config.Run = len(jobs)
+	rep.Setup.ConformCompileP50ms = percentile(conformCompile, 50)
+	rep.Setup.LlamaConvertP50ms = percentile(llamaConvert, 50)
+
+	rcfg := eng.RunnerConfig()
+	r, err := runner.New(eng, rcfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.Run(ctx)
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+
+	var stats [numModes]modeStats
+	var llamaInit []float64
+	params := func(j *job) sampler.Params {
+		return sampler.Params{Temperature: sampler.Temp(cfg.temperature), Seed: cfg.seed + uint64(j.index)}
+	}
+	for lo := 0; lo < len(jobs); lo += cfg.chunk {
+		chunk := jobs[lo:min(lo+cfg.chunk, len(jobs))]
+		for m := range numModes {
+			st := &stats[m]
+			reqs := make([]runner.Request, 0, len(chunk))
+			wrappers := make([]*timed, 0, len(chunk))
+			var grammars []*llamaengine.GrammarConstraint
+			var owners []*job
+			for _, j := range chunk {
+				req := runner.Request{Prompt: promptIDs, MaxTokens: cfg.maxTokens, Params: params(j)}
+				switch m {
+				case modeConform:
+					t0 := time.Now()
+					tw := &timed{c: j.conform.NewMatcher()}
+					st.setup += time.Since(t0)
+					req.Constraint, wrappers = tw, append(wrappers, tw)
+				case modeLlama:
+					if j.gbnf == "" {
+						st.requests++
+						st.refused++
+						continue
+					}
+					t0 := time.Now()
+					gc, err := llamaengine.NewGrammarConstraint(j.gbnf, gv)
+					d := time.Since(t0)
+					st.setup += d
+					llamaInit = append(llamaInit, ms(d))
+					if err != nil {
+						st.requests++
+						st.refused++
+						if cfg.verbose {
+							fmt.Fprintf(w, "%s: llama.cpp grammar: %v\n", j.id, err)
+						}
+						continue
+					}
+					grammars = append(grammars, gc)
+					tw := &timed{c: gc}
+					req.Constraint, wrappers = tw, append(wrappers, tw)
+				default:
+					wrappers = append(wrappers, nil)
+				}
+				reqs = append(reqs, req)
+				owners = append(owners, j)
+			}
+			before := r.Stats()
+			t0 := time.Now()
+			outs, err := generate(r, reqs)
+			wall := time.Since(t0)
+			after := r.Stats()
+			for _, gc := range grammars {
+				gc.Close()
+			}
+			if err != nil {
+				return err
+			}
+			st.wall += wall
+			st.step += after.StepTime - before.StepTime
+			for i, o := range outs {
+				if tw := wrappers[i]; tw != nil {
+					o.constraint = time.Duration(tw.d.Load())
+				}
+				j := owners[i]
+				if m != modeUnconstrained {
+					o.valid = validate(j.validator, o.text) == nil
+				}
+				st.add(o)
+				if cfg.verbose {
+					fmt.Fprintf(w, "%-16s %-40s %-6s %3d tok valid=%-5v %q\n", modeNames[m], j.id, o.finish, o.tokens, o.valid, clip(o.text, 120))
+				}
+			}
+		}
+		fmt.Fprintf(os.Stderr, "e2e: %d/%d schemas done\n", min(lo+cfg.chunk, len(jobs)), len(jobs))
+	}
+	rep.Setup.LlamaGrammarInitP50ms = percentile(llamaInit, 50)
+	rep.fill(stats)
+	rep.print(w)
+	if cfg.jsonOut != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(cfg.jsonOut, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (st *modeStats) add(o outcome) {
+	st.requests++
+	st.tokens += o.tokens
+	st.forced += o.forced
+	st.constraint += o.constraint
+	st.intervals = append(st.intervals, o.intervals...)
+	switch o.finish {
+	case runner.FinishEOS, runner.FinishConstraint, runner.FinishStop:
+		st.complete++
+	case runner.FinishError:
+		st.errors++
+	}
+	if o.valid {
+		st.valid++
+	}
+}
+
+// generate submits every request at once (the runner keeps its slots full
+// and queues the rest) and collects the outcomes in order.
+func generate(r *runner.Runner, reqs []runner.Request) ([]outcome, error) {
+	outs := make([]outcome, len(reqs))
+	chans := make([]<-chan runner.Event, len(reqs))
+	for i, req := range reqs {
+		ch, err := r.Submit(context.Background(), req)
+		if err != nil {
+			return nil, fmt.Errorf("submit: %w", err)
+		}
+		chans[i] = ch
+	}
+	var wg sync.WaitGroup
+	for i, ch := range chans {
+		wg.Go(func() { outs[i] = collect(ch) })
+	}
+	wg.Wait()
+	return outs, nil
+}
+
+func collect(ch <-chan runner.Event) outcome {
+	var o outcome
+	var text strings.Builder
+	var last time.Time
+	for ev := range ch {
+		now := time.Now()
+		text.WriteString(ev.Text)
+		if ev.Finish != "" {
+			o.finish, o.err = ev.Finish, ev.Err
+			if ev.Usage != nil {
+				o.forced = ev.Usage.ForcedTokens
+			}
+			break
+		}
+		if !last.IsZero() {
+			o.intervals = append(o.intervals, ms(now.Sub(last)))
+		}
+		last = now
+		o.tokens++
+	}
+	o.text = text.String()
+	return o
+}
+
+// compileConform is the compile a server does once per schema (and
+// caches): JSON Schema → regex AST → DFA → constraint over the vocabulary.
+func compileConform(schema []byte, idx *fsm.TokenIndex, compact bool) (*fsm.Constraint, error) {
+	// Closed objects, as llama.cpp's converter makes them: a property the
+	// schema does not name is allowed only when additionalProperties says
+	// so. Both constrained modes then generate the same language of objects.
+	opts := grammar.Options{Extras: grammar.ExtrasForbidden}
+	if compact {
+		opts.Whitespace = grammar.Compact
+	}
+	res, err := grammar.CompileSchema(schema, opts)
+	if err != nil {
+		return nil, err
+	}
+	d, err := fsm.Compile(res.Node, fsm.Options{Timeout: compileTimeout})
+	if err != nil {
+		return nil, err
+	}
+	return fsm.NewConstraint(d, idx, fsm.ConstraintOptions{})
+}
+
+// compactGBNF replaces the "space" rule of a grammar from llama.cpp's
+// json-schema-to-grammar (every gap between JSON tokens refers to it) with
+// the empty string.
+func compactGBNF(g string) string {
+	lines := strings.Split(g, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "space ::=") {
+			lines[i] = `space ::= ""`
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func compileValidator(schema []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("schema.json", doc); err != nil {
+		return nil, err
+	}
+	return c.Compile("schema.json")
+}
+
+func validate(v *jsonschema.Schema, text string) error {
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+	if err != nil {
+		return err
+	}
+	return v.Validate(inst)
+}
+
+type entry struct {
+	ID     string          `json:"id"`
+	Split  string          `json:"split"`
+	Schema json.RawMessage `json:"schema"`
+}
+
+// readEntries reads the file and keeps cfg.limit entries evenly spaced
+// through it (after the split filter), so that a short run still covers
+// the splits. It also returns how many entries passed the filter.
+func readEntries(cfg config) ([]entry, int, error) {
+	f, err := os.Open(cfg.maskbench)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	var all []entry
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var e entry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return nil, 0, fmt.Errorf("%s line %d: %w", cfg.maskbench, len(all)+1, err)
+		}
+		if strings.HasPrefix(e.Split, cfg.split) {
+			all = append(all, e)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, 0, err
+	}
+	if cfg.limit == 0 || cfg.limit >= len(all) {
+		return all, len(all), nil
+	}
+	out := make([]entry, 0, cfg.limit)
+	for i := range cfg.limit {
+		out = append(out, all[i*len(all)/cfg.limit])
+	}
+	return out, len(all), nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// percentile returns the p-th percentile (nearest rank) of xs, 0 if empty.
+func percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	k := int(p/100*float64(len(s))+0.5) - 1
+	return s[min(max(k, 0), len(s)-1)]
+}

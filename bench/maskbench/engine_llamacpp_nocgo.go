@@ -1,0 +1,17 @@
+//go:build !cgo
+
+package main
+
+import (
+	"errors"
+	"flag"
+)
+
+// modelFlag is accepted without cgo so that the command line is the same;
+// -engine llamacpp then fails.
+var modelFlag = flag.String("model", "", "GGUF model whose vocabulary -engine llamacpp uses (needs cgo)")
+
+func newLlamaEngine(config) (engine, error) {
+	_ = *modelFlag
+	return nil, errors.New("-engine llamacpp needs a build with cgo (llama.cpp)")
+}
