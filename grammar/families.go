@@ -211,6 +211,10 @@ func trieSorted(ss []string) *fsm.Node {
 // the decoded text (lengths, pattern, format, not) are intersected at code
 // point level and then encoded, so they combine exactly.
 func (c *compiler) stringNode(r *ir, exclStr []*fsm.Node) (*fsm.Node, error) {
+	if r.maxLen > c.opts.MaxStringLength && r.minLen <= c.opts.MaxStringLength {
+		r = r.clone()
+		r.maxLen = c.opts.MaxStringLength // sound: only shorter strings are produced
+	}
 	cp, err := c.stringCP(r, exclStr)
 	if err != nil {
 		return nil, err

@@ -71,6 +71,12 @@ type Options struct {
 	// are arrays or objects of scalars. Each level roughly doubles the
 	// states of a free-form value.
 	AnyValueDepth int
+	// MaxStringLength lowers explicit maxLength values above it to it.
+	// Default 256. A bounded string
+	// costs DFA states per character, so maxLength 32767 cannot be built;
+	// accepting only the shorter strings is sound (every output still
+	// validates) and matches what models write.
+	MaxStringLength int
 	// MaxSchemaBytes bounds the schema text. Default 4 MiB (llguidance
 	// handles schemas of that size).
 	MaxSchemaBytes int
@@ -94,6 +100,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.AnyValueDepth <= 0 {
 		o.AnyValueDepth = 2
+	}
+	if o.MaxStringLength <= 0 {
+		o.MaxStringLength = 256
 	}
 	if o.MaxSchemaBytes <= 0 {
 		o.MaxSchemaBytes = 4 << 20

@@ -327,3 +327,17 @@ func TestCompileRegex(t *testing.T) {
 		t.Errorf("CompileRegex(lookbehind) error = %v, want CodeBadPattern", err)
 	}
 }
+
+func TestMaxStringLength(t *testing.T) {
+	res, err := CompileSchema([]byte(`{"type":"string","maxLength":40000}`), Options{MaxStringLength: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := fsm.Compile(res.Node, fsm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fsm.Matches(d, []byte(`"12345678"`)) || fsm.Matches(d, []byte(`"123456789"`)) {
+		t.Errorf("MaxStringLength 8: want 8 characters accepted and 9 rejected")
+	}
+}
