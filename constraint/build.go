@@ -228,14 +228,15 @@ var anyBytes = fsm.Star(fsm.ByteClass(fsm.ByteRange{Lo: 0, Hi: 0xFF}))
 // call.
 func (b *builder) withoutCalls(text *fsm.Node, sx syntax, jsonContent bool) *fsm.Node {
 	var banned []*fsm.Node
-	if sx.Trigger != "" && sx.Trigger[0] != 0xFF {
-		banned = append(banned, fsm.Cat(anyBytes, fsm.Lit(sx.Trigger), anyBytes))
+	// No plain-text marker of the format (the trigger, a closing tag) may
+	// appear in text; special-token markers cannot appear in UTF-8 text.
+	for _, m := range sx.markerBytes {
+		if m[0] != 0xFF {
+			banned = append(banned, fsm.Cat(anyBytes, fsm.Lit(m), anyBytes))
+		}
 	}
 	if sx.Trigger == "" {
 		// The turn is calls iff it starts with Begin or a call object.
-		if sx.Begin != "" && sx.Begin[0] != 0xFF {
-			banned = append(banned, fsm.Cat(fsm.Lit(sx.Begin), anyBytes))
-		}
 		if jsonContent {
 			banned = append(banned, fsm.Cat(fsm.Lit(callPrefix), anyBytes))
 		} else {

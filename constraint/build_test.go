@@ -94,8 +94,8 @@ func TestBuildMatches(t *testing.T) {
 		{
 			name: "hermes none",
 			spec: Spec{Tools: twoTools, ToolMode: ToolNone, Format: FormatHermes},
-			yes:  []string{"", "Hello", "<tool_cal", "tool_call>"},
-			no:   []string{hCallW, "x<tool_call>y", "<tool_call>"},
+			yes:  []string{"", "Hello", "<tool_cal", "tool_call>", "</tool_cal"},
+			no:   []string{hCallW, "x<tool_call>y", "<tool_call>", "a</tool_call>"},
 		},
 		{
 			name: "default mode with tools is auto",

@@ -37,6 +37,8 @@ type syntax struct {
 	Trigger string
 	// Markers are the strings that may be special tokens.
 	Markers []string
+	// markerBytes are Markers as written in generated text (set by resolved).
+	markerBytes []string
 }
 
 // formats is the registry of tool-call formats: the one place a name maps to
@@ -117,6 +119,10 @@ func (sx syntax) resolved(isSpecial func(string) bool) syntax {
 			}
 		}
 		return s
+	}
+	r.markerBytes = nil
+	for _, m := range sx.Markers {
+		r.markerBytes = append(r.markerBytes, markerBytes(m, isSpecial))
 	}
 	r.Begin, r.CallOpen, r.CallClose, r.Sep, r.End, r.Trigger = rep(r.Begin), rep(r.CallOpen), rep(r.CallClose), rep(r.Sep), rep(r.End), rep(r.Trigger)
 	return r

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"conform/constraint"
+	"conform/runner"
+)
+
+// completions is POST /v1/completions (the legacy text API): each prompt as
+// is, no chat template; structured outputs apply to the generated text.
+func (s *Server) completions(c *gin.Context) error {
+	t0 := time.Now()
+	var req CompletionRequest
+	if err := bind(c, &req); err != nil {
+		return err
+	}
+	m, err := s.ready(req.Model)
+	if err != nil {
+		return err
+	}
+	prompts, out, g, err := FromCompletionRequest(&req)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(c.Request.Context())
+	defer cancel()
+	cons, res, err := s.constraintFor(ctx, m, constraint.Spec{Output: out})
+	if err != nil {
+		return err
+	}
+	if len(res.Unenforced) > 0 {
+		c.Header("X-Conform-Unenforced", UnenforcedHeader(res.Unenforced))
+	}
+	jb := &job{model: m, gen: g, cons: cons, logprobs: g.Params.Logprobs, start: t0}
+	for _, p := range prompts {
+		toks, err := m.Tokenize(p)
+		if err != nil {
+			return err
+		}
+		for range g.N {
+			jb.prompts = append(jb.prompts, toks)
+		}
+	}
+	pieces, err := s.start(ctx, jb)
+	if err != nil {
+		return err
+	}
+	id := newID("cmpl-")
+	created := time.Now().Unix()
+	n := len(jb.prompts)
+	resp := func(choices []CompletionChoice) CompletionResponse {
+		return CompletionResponse{ID: id, Object: "text_completion", Created: created, Model: m.Name, SystemFingerprint: fingerprint(m), Choices: choices}
+	}
+	legacy := func(lps []TokenLogprob, offset int) *CompletionLogprobs {
+		l := &CompletionLogprobs{Tokens: []string{}, TokenLogprobs: []float64{}, TopLogprobs: []map[string]float64{}, TextOffset: []int{}}
+		for _, t := range lps {
+			l.Tokens = append(l.Tokens, t.Token)
+			l.TokenLogprobs = append(l.TokenLogprobs, t.Logprob)
+			top := map[string]float64{}
+			for _, a := range t.TopLogprobs {
+				top[a.Token] = a.Logprob
+			}
+			l.TopLogprobs = append(l.TopLogprobs, top)
+			l.TextOffset = append(l.TextOffset, offset)
+			offset += len(t.Token)
+		}
+		return l
+	}
+	us := make([]*runner.Usage, n)
+	if g.Stream {
+		w := newSSE(c)
+		offsets := make([]int, n)
+		var failure error
+		for pc := range pieces {
+			if w.failed || failure != nil {
+				cancel()
+				continue
+			}
+			if pc.err != nil {
+				failure = pc.err
+				cancel()
+				continue
+			}
+			content, _ := constraint.Merge(pc.events)
+			ch := CompletionChoice{Index: pc.choice, Text: content}
+			if g.Params.Logprobs {
+				ch.Logprobs = legacy(pc.logprobs, offsets[pc.choice])
+			}
+			offsets[pc.choice] += len(content)
+			if pc.done {
+				f := pc.finish
+				ch.FinishReason = &f
+				us[pc.choice] = pc.usage
+			}
+			w.data(resp([]CompletionChoice{ch}))
+		}
+		if failure != nil && !w.failed {
+			w.data(envelope(toAPIError(failure)))
+		} else if g.IncludeUsage {
+			r := resp([]CompletionChoice{})
+			r.Usage = ToUsage(us)
+			w.data(r)
+		}
+		w.data("[DONE]")
+		return nil
+	}
+	texts := make([]strings.Builder, n)
+	lps := make([][]TokenLogprob, n)
+	finish := make([]string, n)
+	for pc := range pieces {
+		if pc.err != nil {
+			cancel()
+			for range pieces {
+			}
+			return pc.err
+		}
+		content, _ := constraint.Merge(pc.events)
+		texts[pc.choice].WriteString(content)
+		lps[pc.choice] = append(lps[pc.choice], pc.logprobs...)
+		if pc.done {
+			finish[pc.choice], us[pc.choice] = pc.finish, pc.usage
+		}
+	}
+	choices := make([]CompletionChoice, n)
+	for i := range choices {
+		f := finish[i]
+		choices[i] = CompletionChoice{Index: i, Text: texts[i].String(), FinishReason: &f}
+		if g.Params.Logprobs {
+			choices[i].Logprobs = legacy(lps[i], 0)
+		}
+	}
+	r := resp(choices)
+	// Usage: prompt tokens of every prompt once.
+	u := &Usage{PromptTokensDetails: &PromptTokensDetails{}}
+	for i, x := range us {
+		if x == nil {
+			continue
+		}
+		if i%g.N == 0 {
+			u.PromptTokens += x.PromptTokens
+		}
+		u.CompletionTokens += x.CompletionTokens
+		u.PromptTokensDetails.CachedTokens += x.CachedTokens
+	}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	r.Usage = u
+	r.Unenforced = ToUnenforced(res.Unenforced)
+	c.JSON(http.StatusOK, r)
+	return nil
+}

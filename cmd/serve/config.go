@@ -1,0 +1,174 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"conform/constraint"
+	"conform/hub"
+)
+
+// DefaultModel is what `conform serve` runs when no model is named: a small
+// instruct model that is good at tool calls (hermes format), fetched from
+// Hugging Face on first use (see models/README.md).
+const DefaultModel = "Qwen/Qwen2.5-1.5B-Instruct-GGUF:Q4_K_M"
+
+// Config is every setting of the server, read once from flags and the
+// environment (a flag wins over its variable, the variable over the default).
+type Config struct {
+	Model           string // --model: a local GGUF file
+	HF              string // --hf: org/repo[:quant] or org/repo/file.gguf
+	ModelsDir       string // --models-dir: the download cache
+	HFEndpoint      string // --hf-endpoint (HF_ENDPOINT): a hub mirror
+	HFToken         string // HF_TOKEN: for gated repositories (never logged)
+	Offline         bool   // --offline: use the cache only
+	Demo            bool   // --demo: a synthetic model made on the fly
+	Host            string
+	Port            int
+	ServedModelName string
+	CtxSize         int
+	Parallel        int
+	Threads         int
+	NGPULayers      int
+	ChatTemplate    string // --chat-template FILE
+	ToolCallParser  string // auto | hermes | qwen | llama3_json | mistral
+	APIKey          string // never logged
+	MaxQueue        int    // requests waiting beyond the busy slots before 429
+	MaxBodyBytes    int64
+	LogLevel        string
+	ShutdownTimeout time.Duration
+}
+
+// errHelp is returned when -h or --help was asked (usage already printed).
+var errHelp = errors.New("help requested")
+
+// envName is the environment variable of a flag: CONFORM_ and the flag name
+// in upper case with '-' as '_'.
+func envName(flagName string) string {
+	return "CONFORM_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// ParseConfig reads args (without the program name) and the environment
+// through getenv. Errors name the flag or variable at fault.
+func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Config, error) {
+	c := Config{
+		Host: "127.0.0.1", Port: 8080, CtxSize: 8192, Parallel: 4, NGPULayers: 0,
+		ToolCallParser: "auto", MaxQueue: 64, MaxBodyBytes: 8 << 20, LogLevel: "info",
+		ShutdownTimeout: 10 * time.Second,
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(usage)
+	fs.StringVar(&c.Model, "model", c.Model, "local GGUF model file")
+	fs.StringVar(&c.HF, "hf", c.HF, "Hugging Face model: org/repo[:QUANT] or org/repo/file.gguf (default "+DefaultModel+" when neither --model nor --demo is given)")
+	fs.StringVar(&c.ModelsDir, "models-dir", c.ModelsDir, "download cache folder (default "+hub.DefaultCacheDir()+")")
+	fs.StringVar(&c.HFEndpoint, "hf-endpoint", c.HFEndpoint, "Hugging Face endpoint or mirror (also HF_ENDPOINT)")
+	fs.BoolVar(&c.Offline, "offline", c.Offline, "use the model cache only, never the network")
+	fs.BoolVar(&c.Demo, "demo", c.Demo, "serve a tiny synthetic model made on the fly (no download; nonsense text, valid structure)")
+	fs.StringVar(&c.Host, "host", c.Host, "listen address")
+	fs.IntVar(&c.Port, "port", c.Port, "listen port")
+	fs.StringVar(&c.ServedModelName, "served-model-name", c.ServedModelName, "model name in the API (default: the file name without .gguf)")
+	fs.IntVar(&c.CtxSize, "ctx-size", c.CtxSize, "KV cache size in tokens, shared by the parallel slots")
+	fs.IntVar(&c.Parallel, "parallel", c.Parallel, "sequences decoded together (slots)")
+	fs.IntVar(&c.Threads, "threads", c.Threads, "CPU threads (0: all)")
+	fs.IntVar(&c.NGPULayers, "n-gpu-layers", c.NGPULayers, "layers offloaded to the GPU (-1: all)")
+	fs.StringVar(&c.ChatTemplate, "chat-template", c.ChatTemplate, "Jinja chat template file (default: the model's)")
+	fs.StringVar(&c.ToolCallParser, "tool-call-parser", c.ToolCallParser, "tool-call format: auto, hermes, qwen, llama3_json, mistral")
+	fs.StringVar(&c.APIKey, "api-key", c.APIKey, "require this bearer token on /v1 endpoints")
+	fs.IntVar(&c.MaxQueue, "max-queue", c.MaxQueue, "requests allowed to wait for a slot; more get 429")
+	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", c.MaxBodyBytes, "largest request body; larger gets 413")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long a shutdown waits for requests in flight")
+	fs.Usage = func() {
+		fmt.Fprintf(usage, "Usage: serve [flags]\n\nEach flag can also be set by its environment variable CONFORM_<FLAG> (e.g. CONFORM_CTX_SIZE); HF_TOKEN and HF_ENDPOINT are read too.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, errHelp
+		}
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] {
+			return
+		}
+		v := getenv(envName(f.Name))
+		if v == "" && f.Name == "hf-endpoint" {
+			v = getenv("HF_ENDPOINT")
+		}
+		if v == "" {
+			return
+		}
+		if err := f.Value.Set(v); err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: %v", envName(f.Name), v, err))
+		}
+	})
+	c.HFToken = getenv("HF_TOKEN")
+	if len(errs) > 0 {
+		return c, errors.Join(errs...)
+	}
+	return c, c.validate()
+}
+
+func (c *Config) validate() error {
+	n := 0
+	for _, s := range []bool{c.Model != "", c.HF != "", c.Demo} {
+		if s {
+			n++
+		}
+	}
+	if n > 1 {
+		return errors.New("give only one of --model, --hf and --demo")
+	}
+	if n == 0 {
+		c.HF = DefaultModel
+	}
+	if c.HF != "" {
+		if _, err := hub.ParseRef(c.HF); err != nil {
+			return fmt.Errorf("--hf: %w", err)
+		}
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		return fmt.Errorf("--port %d: want 0..65535", c.Port)
+	}
+	if c.Parallel < 1 {
+		return fmt.Errorf("--parallel %d: want at least 1", c.Parallel)
+	}
+	if c.CtxSize < 16*c.Parallel {
+		return fmt.Errorf("--ctx-size %d: want at least %d (16 tokens per slot)", c.CtxSize, 16*c.Parallel)
+	}
+	if c.Threads < 0 {
+		return fmt.Errorf("--threads %d: want ≥ 0", c.Threads)
+	}
+	if c.MaxQueue < 0 {
+		return fmt.Errorf("--max-queue %d: want ≥ 0", c.MaxQueue)
+	}
+	if c.MaxBodyBytes < 1024 {
+		return fmt.Errorf("--max-body-bytes %d: want at least 1024", c.MaxBodyBytes)
+	}
+	if c.ToolCallParser != "auto" {
+		if _, err := constraint.ParseFormat(c.ToolCallParser); err != nil {
+			return fmt.Errorf("--tool-call-parser %q: want auto, hermes, qwen, llama3_json or mistral", c.ToolCallParser)
+		}
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("--log-level %q: want debug, info, warn or error", c.LogLevel)
+	}
+	return nil
+}
+
+// Addr is the listen address host:port.
+func (c Config) Addr() string { return c.Host + ":" + strconv.Itoa(c.Port) }

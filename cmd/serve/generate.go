@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"io"
+	"strings"
+	"time"
+
+	"conform/constraint"
+	"conform/fsm"
+	"conform/runner"
+	"conform/templates"
+)
+
+// piece is one step of one choice's generation, as its goroutine reports it.
+type piece struct {
+	choice   int
+	events   []constraint.Event
+	logprobs []TokenLogprob
+	finish   string // the last piece only
+	done     bool   // the last piece of its choice
+	usage    *runner.Usage
+	err      error
+}
+
+// job is one request's generations after validation: one prompt per choice.
+type job struct {
+	model    *Model
+	prompts  [][]runner.TokenID // per choice
+	gen      genParams
+	cons     *fsm.Constraint // nil: unconstrained
+	calls    bool            // parse tool calls
+	logprobs bool
+	start    time.Time
+}
+
+func jsonDecoder(r io.Reader) *json.Decoder { return json.NewDecoder(r) }
+
+func asMaxBytes(err error, target any) bool {
+	return err != nil && strings.Contains(err.Error(), "http: request body too large") && asErr(err, target)
+}
+
+// constraintFor builds (or finds in the cache) the constraint of spec for m.
+func (s *Server) constraintFor(ctx context.Context, m *Model, spec constraint.Spec) (*fsm.Constraint, *constraint.Result, error) {
+	spec.Format = m.Format
+	spec.IsSpecial = m.IsSpecial
+	res, err := constraint.Build(spec, constraint.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	if res.Node == nil {
+		return nil, res, nil
+	}
+	key := fsm.CacheKey{Constraint: res.Key, Options: res.Options, Vocab: m.Index.Fingerprint()}
+	c, err := s.cache.Get(ctx, key, func() (*fsm.Constraint, error) {
+		t0 := time.Now()
+		d, err := fsm.Compile(res.Node, fsm.Options{Context: ctx})
+		if err != nil {
+			return nil, err
+		}
+		c, err := fsm.NewConstraint(d, m.Index, fsm.ConstraintOptions{})
+		s.metrics.compile.Observe(time.Since(t0).Seconds())
+		return c, err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, res, nil
+}
+
+// chatPrompt renders and tokenizes the conversation.
+func chatPrompt(m *Model, j *chatJob) ([]runner.TokenID, error) {
+	msgs, err := templates.DecodeJSON(j.Messages)
+	if err != nil {
+		return nil, err
+	}
+	var tools templates.Value
+	if j.Tools != nil {
+		if tools, err = templates.DecodeJSON(j.Tools); err != nil {
+			return nil, err
+		}
+	}
+	text, err := m.Template.Render(templates.Vars{Messages: msgs, Tools: tools, AddGenerationPrompt: true, BosToken: m.BOS, EosToken: m.EOS})
+	if err != nil {
+		return nil, err
+	}
+	return m.Tokenize(text)
+}
+
+// start submits every choice and returns the channel their pieces arrive on
+// (closed when all are done). ctx must be cancelled by the caller when it
+// stops reading.
+func (s *Server) start(ctx context.Context, j *job) (<-chan piece, error) {
+	n := len(j.prompts)
+	if err := s.acquire(n); err != nil {
+		return nil, err
+	}
+	chans := make([]<-chan runner.Event, n)
+	for i := range j.prompts {
+		p := j.gen.Params
+		if j.gen.SeedSet {
+			p.Seed += uint64(i)
+		} else {
+			var b [8]byte
+			_, _ = rand.Read(b[:])
+			for _, x := range b {
+				p.Seed = p.Seed<<8 | uint64(x)
+			}
+		}
+		req := runner.Request{Prompt: j.prompts[i], Params: p, MaxTokens: j.gen.MaxTokens, Stop: j.gen.Stop}
+		if j.cons != nil {
+			req.Constraint = j.cons.NewMatcher()
+		}
+		ch, err := j.model.Runner.Submit(ctx, req)
+		if err != nil {
+			s.release(n - i) // the ones not started; started ones release in their goroutine
+			for k := 0; k < i; k++ {
+				go drain(chans[k], s)
+			}
+			return nil, err
+		}
+		chans[i] = ch
+	}
+	out := make(chan piece, 4*n)
+	left := make(chan struct{}, n)
+	for i, ch := range chans {
+		go func() {
+			defer func() { s.release(1); left <- struct{}{} }()
+			s.runChoice(ctx, j, i, ch, out)
+		}()
+	}
+	go func() {
+		for range n {
+			<-left
+		}
+		close(out)
+	}()
+	return out, nil
+}
+
+// drain reads a submitted request's events to its end (its context is
+// cancelled by the caller) and frees its admission.
+func drain(ch <-chan runner.Event, s *Server) {
+	for range ch {
+	}
+	s.release(1)
+}
+
+// runChoice follows one generation: text through the tool-call parser,
+// metrics, and pieces to out.
+func (s *Server) runChoice(ctx context.Context, j *job, idx int, ch <-chan runner.Event, out chan<- piece) {
+	m := j.model
+	var p *constraint.Parser
+	if j.calls {
+		p, _ = constraint.NewParser(m.Format, m.IsSpecial)
+	}
+	feed := func(text string) []constraint.Event {
+		if p != nil {
+			return cleanEvents(p.Feed(text), m.Format)
+		}
+		if text == "" {
+			return nil
+		}
+		return cleanEvents([]constraint.Event{{Kind: constraint.EventContent, Text: text}}, m.Format)
+	}
+	send := func(pc piece) bool {
+		select {
+		case out <- pc:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	var last time.Time
+	for ev := range ch {
+		if ev.Finish == "" {
+			now := time.Now()
+			if last.IsZero() {
+				s.metrics.ttft.Observe(now.Sub(j.start).Seconds())
+			} else {
+				s.metrics.itl.Observe(now.Sub(last).Seconds())
+			}
+			last = now
+			pc := piece{choice: idx, events: feed(ev.Text)}
+			if j.logprobs {
+				pc.logprobs = []TokenLogprob{tokenLogprob(m, ev)}
+			}
+			if len(pc.events) > 0 || len(pc.logprobs) > 0 {
+				if !send(pc) {
+					return
+				}
+			}
+			continue
+		}
+		evs := feed(ev.Text)
+		calls := 0
+		if p != nil {
+			evs = append(evs, cleanEvents(p.Close(), m.Format)...)
+			calls = p.Calls()
+		}
+		pc := piece{choice: idx, events: evs, done: true, usage: ev.Usage, finish: finishReason(ev.Finish, calls)}
+		switch ev.Finish {
+		case runner.FinishError:
+			pc.err = ev.Err
+		case runner.FinishCancelled:
+			pc.err = context.Canceled
+			if ev.Err != nil {
+				pc.err = ev.Err
+			}
+		}
+		if ev.Usage != nil {
+			s.metrics.usage(ev.Usage.PromptTokens, ev.Usage.CompletionTokens, ev.Usage.ForcedTokens)
+		}
+		send(pc)
+		return
+	}
+	send(piece{choice: idx, done: true, err: context.Canceled})
+}
+
+// cleanEvents drops special-token markers and stray non-UTF-8 bytes from
+// content (they can appear only in unconstrained output).
+func cleanEvents(evs []constraint.Event, f constraint.Format) []constraint.Event {
+	out := evs[:0]
+	for _, e := range evs {
+		if e.Kind == constraint.EventContent && strings.IndexByte(e.Text, 0xFF) >= 0 {
+			for _, mk := range f.Markers() {
+				e.Text = strings.ReplaceAll(e.Text, "\xff"+mk, "")
+			}
+			e.Text = strings.ToValidUTF8(e.Text, "")
+			if e.Text == "" {
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func tokenLogprob(m *Model, ev runner.Event) TokenLogprob {
+	tok, b := m.TokenString(ev.Token)
+	tl := TokenLogprob{Token: tok, Logprob: float64(ev.Logprob), Bytes: b, TopLogprobs: []TopLogprob{}}
+	for _, t := range ev.Top {
+		ts, tb := m.TokenString(runner.TokenID(t.ID))
+		tl.TopLogprobs = append(tl.TopLogprobs, TopLogprob{Token: ts, Logprob: float64(t.Logprob), Bytes: tb})
+	}
+	return tl
+}
+
+// newID returns an id with a prefix and 24 random alphanumerics.
+func newID(prefix string) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	var b [24]byte
+	_, _ = rand.Read(b[:])
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return prefix + string(b[:])
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"conform/fsm"
+)
+
+// Context keys set by the middleware.
+const (
+	ctxLogger    = "conform.logger"
+	ctxRequestID = "conform.request_id"
+)
+
+// Server is the HTTP side: routes, middleware, the model once loaded.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	model   atomic.Pointer[Model]
+	cache   *fsm.Cache
+	metrics *metrics
+	engine  *gin.Engine
+	started int64
+	// slots bounds the generations admitted (busy slots + --max-queue).
+	slots chan struct{}
+}
+
+// NewServer makes the server; SetModel makes it ready.
+func NewServer(cfg Config, log *slog.Logger) *Server {
+	s := &Server{cfg: cfg, log: log, cache: fsm.NewCache(0), started: time.Now().Unix()}
+	s.slots = make(chan struct{}, cfg.Parallel+cfg.MaxQueue)
+	s.metrics = newMetrics(cfg.Parallel, s.cache)
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	e.Use(s.edge)
+	e.GET("/health", s.health)
+	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
+	v1 := e.Group("/v1", s.auth)
+	v1.GET("/models", s.handle(s.models))
+	v1.POST("/chat/completions", s.handle(s.chat))
+	v1.POST("/completions", s.handle(s.completions))
+	e.NoRoute(func(c *gin.Context) {
+		renderError(c, &apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "not_found", Msg: fmt.Sprintf("no route %s %s", c.Request.Method, c.Request.URL.Path)})
+	})
+	s.engine = e
+	return s
+}
+
+// Handler returns the http.Handler.
+func (s *Server) Handler() http.Handler { return s.engine }
+
+// SetModel makes the server ready to serve m.
+func (s *Server) SetModel(m *Model) { s.model.Store(m) }
+
+// edge is the outermost middleware: request id, logger, body limit, the
+// recover that turns a panic into a 500 for this request only, and the
+// request metrics.
+func (s *Server) edge(c *gin.Context) {
+	id := c.GetHeader("X-Request-Id")
+	if id == "" || len(id) > 64 {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		id = "req-" + hex.EncodeToString(b[:])
+	}
+	log := s.log.With("request_id", id)
+	c.Set(ctxRequestID, id)
+	c.Set(ctxLogger, log)
+	c.Header("X-Request-Id", id)
+	if c.Request.Body != nil {
+		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.MaxBodyBytes)
+	}
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			log.Error("panic in request", "panic", p, "stack", string(debug.Stack()))
+			renderError(c, fmt.Errorf("panic: %v", p))
+		}
+		status := c.Writer.Status()
+		path := c.FullPath()
+		if path == "" {
+			path = "other"
+		}
+		s.metrics.request(path, status)
+		log.Info("request", "method", c.Request.Method, "path", c.Request.URL.Path, "status", status, "duration", time.Since(start).Round(time.Microsecond))
+	}()
+	c.Next()
+}
+
+// auth checks the API key on /v1.
+func (s *Server) auth(c *gin.Context) {
+	if s.cfg.APIKey == "" {
+		return
+	}
+	got, ok := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.APIKey)) != 1 {
+		renderError(c, &apiError{Status: http.StatusUnauthorized, Type: "authentication_error", Code: "invalid_api_key", Msg: "missing or wrong API key: send Authorization: Bearer <key> (--api-key)"})
+		return
+	}
+}
+
+// handle adapts a handler that returns an error to gin: every error goes to
+// the one renderer.
+func (s *Server) handle(h func(c *gin.Context) error) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.IsAborted() {
+			return
+		}
+		if err := h(c); err != nil {
+			renderError(c, err)
+		}
+	}
+}
+
+func (s *Server) health(c *gin.Context) {
+	if s.model.Load() == nil {
+		c.JSON(http.StatusServiceUnavailable, gin.H{"status": "loading"})
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}
+
+func (s *Server) models(c *gin.Context) error {
+	m := s.model.Load()
+	if m == nil {
+		return errLoading
+	}
+	c.JSON(http.StatusOK, ModelList{Object: "list", Data: []ModelCard{{ID: m.Name, Object: "model", Created: s.started, OwnedBy: "conform"}}})
+	return nil
+}
+
+// ready returns the model, checking the requested name.
+func (s *Server) ready(name string) (*Model, error) {
+	m := s.model.Load()
+	if m == nil {
+		return nil, errLoading
+	}
+	if name != m.Name {
+		return nil, &apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "model_not_found", Param: "model",
+			Msg: fmt.Sprintf("the model %q does not exist; this server serves %q", name, m.Name)}
+	}
+	return m, nil
+}
+
+// acquire admits n generations, or fails with 429 when the queue is full.
+func (s *Server) acquire(n int) error {
+	for i := 0; i < n; i++ {
+		select {
+		case s.slots <- struct{}{}:
+			s.metrics.inflight.Add(1)
+		default:
+			s.release(i)
+			return errQueueFull
+		}
+	}
+	return nil
+}
+
+func (s *Server) release(n int) {
+	for i := 0; i < n; i++ {
+		<-s.slots
+		s.metrics.inflight.Add(-1)
+	}
+}
+
+// bind decodes the JSON body into v.
+func bind(c *gin.Context, v any) error {
+	dec := jsonDecoder(c.Request.Body)
+	if err := dec.Decode(v); err != nil {
+		var mb *http.MaxBytesError
+		if asMaxBytes(err, &mb) {
+			return err
+		}
+		return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_json", Msg: "the request body is not valid JSON for this endpoint: " + err.Error()}
+	}
+	return nil
+}
