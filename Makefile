@@ -24,7 +24,13 @@ PURE_PKGS   = $(shell CGO_ENABLED=0 $(GO) list ./... )
 # llama.cpp (several minutes on 2 cores); the Go build cache keeps it.
 LLAMA_INCLUDE := $(CURDIR)/build/include
 MALGO         := github.com/gen2brain/malgo@v0.11.24
+# Added once: the flags are part of the Go build cache key, and a different
+# string (even a duplicated -I) recompiles llama.cpp.
+ifeq ($(findstring -I$(LLAMA_INCLUDE),$(CGO_CPPFLAGS)),)
 export CGO_CPPFLAGS := $(strip $(CGO_CPPFLAGS) -I$(LLAMA_INCLUDE))
+else
+export CGO_CPPFLAGS
+endif
 # CGO_PKGS: internal/llama and every package that imports it (or whose
 # tests do); their tests run with cgo in test-cgo.
 CGO_PKGS    = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/conform\/internal\/llama( |$$)/ {print $$1}')
