@@ -11,12 +11,40 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"conform/gguf"
+	"conform/internal/mkmodel"
 	"conform/internal/sharedtest"
 	"conform/tokenizer"
 )
+
+var (
+	modelsMu sync.Mutex
+	models   = map[string]string{}
+)
+
+// synthModel writes (once per test binary) a tiny synthetic model with the
+// vocabulary spec ("cl100k" or a tokenizer.json path) and returns its path.
+func synthModel(t testing.TB, spec string) string {
+	t.Helper()
+	modelsMu.Lock()
+	defer modelsMu.Unlock()
+	if p, ok := models[spec]; ok {
+		return p
+	}
+	v, err := mkmodel.LoadVocab(spec)
+	if err != nil {
+		t.Fatalf("LoadVocab(%q): %v", spec, err)
+	}
+	p := filepath.Join(testDir, "model"+string(rune('a'+len(models)))+".gguf")
+	if err := mkmodel.Write(p, mkmodel.Options{Vocab: v, Seed: 1}); err != nil {
+		t.Fatalf("mkmodel.Write: %v", err)
+	}
+	models[spec] = p
+	return p
+}
 
 func loadTest(t testing.TB, spec string, p Params) *Model {
 	t.Helper()

@@ -3,8 +3,6 @@ package llama
 import (
 	"log/slog"
 	"os"
-	"path/filepath"
-	"sync"
 	"testing"
 
 	"conform/internal/mkmodel"
@@ -23,32 +21,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(d)
 	os.Exit(code)
-}
-
-var (
-	modelsMu sync.Mutex
-	models   = map[string]string{}
-)
-
-// synthModel writes (once per test binary) a tiny synthetic model with the
-// vocabulary spec ("cl100k" or a tokenizer.json path) and returns its path.
-func synthModel(t testing.TB, spec string) string {
-	t.Helper()
-	modelsMu.Lock()
-	defer modelsMu.Unlock()
-	if p, ok := models[spec]; ok {
-		return p
-	}
-	v, err := mkmodel.LoadVocab(spec)
-	if err != nil {
-		t.Fatalf("LoadVocab(%q): %v", spec, err)
-	}
-	p := filepath.Join(testDir, "model"+string(rune('a'+len(models)))+".gguf")
-	if err := mkmodel.Write(p, mkmodel.Options{Vocab: v, Seed: 1}); err != nil {
-		t.Fatalf("mkmodel.Write: %v", err)
-	}
-	models[spec] = p
-	return p
 }
 
 // smallVocab is a hand-made byte-level vocabulary: the 256 single bytes,
