@@ -65,3 +65,13 @@ func TestParseConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRunMissingModel: a missing --model file fails fast with a message that
+// says what to do, and /health never turned 200.
+func TestRunMissingModel(t *testing.T) {
+	var out strings.Builder
+	err := run(t.Context(), []string{"--model", "/nonexistent/m.gguf", "--port", "0"}, func(string) string { return "" }, &out, nil)
+	if err == nil || !strings.Contains(err.Error(), "--demo") || !strings.Contains(err.Error(), "/nonexistent/m.gguf") {
+		t.Errorf("run with a missing model: %v", err)
+	}
+}

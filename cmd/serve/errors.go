@@ -153,5 +153,3 @@ func requestLogger(c *gin.Context) *slog.Logger {
 	}
 	return slog.Default()
 }
-
-func asErr(err error, target any) bool { return errors.As(err, target) }

@@ -38,10 +38,6 @@ type job struct {
 
 func jsonDecoder(r io.Reader) *json.Decoder { return json.NewDecoder(r) }
 
-func asMaxBytes(err error, target any) bool {
-	return err != nil && strings.Contains(err.Error(), "http: request body too large") && asErr(err, target)
-}
-
 // constraintFor builds (or finds in the cache) the constraint of spec for m.
 func (s *Server) constraintFor(ctx context.Context, m *Model, spec constraint.Spec) (*fsm.Constraint, *constraint.Result, error) {
 	spec.Format = m.Format

@@ -189,8 +189,11 @@ func loadModel(ctx context.Context, cfg Config, log *slog.Logger, progress io.Wr
 		}
 		return toks, nil
 	}
-	threads := cfg.Threads
-	info += fmt.Sprintf(", threads %d, GPU layers %d", threads, cfg.NGPULayers)
+	threads := "all CPUs"
+	if cfg.Threads > 0 {
+		threads = fmt.Sprint(cfg.Threads)
+	}
+	info += fmt.Sprintf(", threads %s, GPU layers %d", threads, cfg.NGPULayers)
 	m, err := NewModel(ModelSpec{Name: name, Vocab: vocab, EOS: eng.EOS(), Template: tmpl, TemplateFrom: tmplFrom, Parser: cfg.ToolCallParser,
 		Tokenize: tokenize, Engine: eng, Runner: eng.RunnerConfig(), Info: info})
 	if err != nil {

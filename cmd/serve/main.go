@@ -75,7 +75,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	defer cancelRun()
 	loaded := make(chan error, 1)
+	runDone := make(chan struct{})
 	var closeModel func() error
+	// stopModel ends the generation loop, waits for it, and frees the model.
+	stopModel := func() error {
+		cancelRun()
+		<-runDone
+		return closeModel()
+	}
 	go func() {
 		m, closeFn, err := loadModel(ctx, cfg, log, stderr)
 		if err != nil {
@@ -83,7 +90,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			return
 		}
 		closeModel = closeFn
-		go m.Run(runCtx)
+		go func() { m.Run(runCtx); close(runDone) }()
 		srv.SetModel(m)
 		log.Info(m.Summary())
 		fmt.Fprintf(stderr, "\nReady. Try:\n  curl -s http://%s/v1/chat/completions -H 'Content-Type: application/json' -d '{\"model\": %q, \"messages\": [{\"role\": \"user\", \"content\": \"Say hello\"}], \"max_tokens\": 32}'\n\n", addr, m.Name)
@@ -103,23 +110,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	case <-ctx.Done():
 		shutdown(hs, cfg.ShutdownTimeout)
-		<-loaded
-		if closeModel != nil {
-			closeModel()
+		if err := <-loaded; err != nil {
+			return nil
 		}
-		return nil
+		return stopModel()
 	}
 	select {
 	case err := <-serveErr:
-		cancelRun()
-		closeModel()
+		stopModel()
 		return err
 	case <-ctx.Done():
 	}
 	log.Info("shutting down: waiting for requests in flight", "timeout", cfg.ShutdownTimeout)
 	shutdown(hs, cfg.ShutdownTimeout)
-	cancelRun()
-	return closeModel()
+	return stopModel()
 }
 
 func shutdown(hs *http.Server, timeout time.Duration) {

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -179,7 +180,7 @@ func bind(c *gin.Context, v any) error {
 	dec := jsonDecoder(c.Request.Body)
 	if err := dec.Decode(v); err != nil {
 		var mb *http.MaxBytesError
-		if asMaxBytes(err, &mb) {
+		if errors.As(err, &mb) {
 			return err
 		}
 		return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_json", Msg: "the request body is not valid JSON for this endpoint: " + err.Error()}
