@@ -128,7 +128,7 @@ type testServer struct {
 	eng   *fakeEngine
 }
 
-func newTestServer(t *testing.T, cfg Config, tmpl string) *testServer {
+func newTestServer(t testing.TB, cfg Config, tmpl string) *testServer {
 	t.Helper()
 	gin.SetMode(gin.TestMode)
 	if cfg.Parallel == 0 {
