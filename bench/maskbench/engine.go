@@ -36,7 +36,7 @@ type seq interface {
 func newEngine(cfg config) (engine, error) {
 	switch cfg.engine {
 	case "conform":
-		return newConformEngine(cfg.tokenizer)
+		return newConformEngine(cfg.tokenizer, grammar.Options{MaxWhitespace: cfg.maxWS})
 	case "llamacpp":
 		return newLlamaEngine(cfg)
 	default:
@@ -46,12 +46,13 @@ func newEngine(cfg config) (engine, error) {
 
 // conformEngine runs grammar → fsm → token masks.
 type conformEngine struct {
-	enc *tokenizer.Encoder
-	idx *fsm.TokenIndex
-	w   int
+	enc   *tokenizer.Encoder
+	idx   *fsm.TokenIndex
+	w     int
+	gopts grammar.Options
 }
 
-func newConformEngine(path string) (*conformEngine, error) {
+func newConformEngine(path string, gopts grammar.Options) (*conformEngine, error) {
 	v, err := tokenizer.LoadHF(path)
 	if err != nil {
 		return nil, err
@@ -68,7 +69,7 @@ func newConformEngine(path string) (*conformEngine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conformEngine{enc: enc, idx: idx, w: v.Width}, nil
+	return &conformEngine{enc: enc, idx: idx, w: v.Width, gopts: gopts}, nil
 }
 
 func (e *conformEngine) encode(text string) []int32 {
@@ -81,7 +82,7 @@ func (e *conformEngine) encode(text string) []int32 {
 }
 
 func (e *conformEngine) compile(schema []byte, deadline time.Time) (compiled, error) {
-	res, err := grammar.CompileSchema(schema, grammar.Options{})
+	res, err := grammar.CompileSchema(schema, e.gopts)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ const defaultTimeout = 30 * time.Second
 
 type config struct {
 	data, tokenizer, tokens, jsonOut, engine, split string
-	limit, threads                                  int
+	limit, threads, every, maxWS                    int
 	timeout                                         time.Duration
 	verbose                                         bool
 }
@@ -70,6 +70,7 @@ func loadEntries(cfg config) ([]*entry, error) {
 	}
 	defer f.Close()
 	var out []*entry
+	line := 0
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
@@ -78,6 +79,9 @@ func loadEntries(cfg config) ([]*entry, error) {
 			return nil, fmt.Errorf("%s line %d: %w", cfg.data, len(out)+1, err)
 		}
 		if cfg.split != "" && !strings.HasPrefix(e.Split, cfg.split) {
+			continue
+		}
+		if line++; cfg.every > 1 && (line-1)%cfg.every != 0 {
 			continue
 		}
 		out = append(out, &e)
