@@ -1,5 +1,7 @@
 # Conform — build, test and benchmark.
 #
+#   make run         build and serve the default model (downloaded on first use; ARGS=... for flags)
+#   make demo        serve a synthetic model made on the fly (no download)
 #   make test        everything (pure-Go packages, then the llama.cpp binding)
 #   make test-cgo    the packages that need cgo (llama.cpp), after llama-deps
 #   make llama-deps  headers the llama.cpp cgo build needs (apt + miniaudio.h)
@@ -35,9 +37,16 @@ endif
 # tests do); their tests run with cgo in test-cgo.
 CGO_PKGS    = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/conform\/internal\/llama( |$$)/ {print $$1}')
 
-.PHONY: all build test test-short test-cgo llama-deps fuzz bench maskbench golden lint deps
+.PHONY: run demo all build test test-short test-cgo llama-deps fuzz bench maskbench golden lint deps
 
 all: build
+
+ARGS ?=
+run: llama-deps
+	$(GO) run ./cmd/serve $(ARGS)
+
+demo: llama-deps
+	$(GO) run ./cmd/serve --demo $(ARGS)
 
 build: llama-deps
 	$(GO) build ./...
