@@ -64,15 +64,18 @@ type modeReport struct {
 	// mode's, in percent: 100 × (unconstrained tok/s ÷ this tok/s − 1).
 	OverheadPct *float64 `json:"overhead_pct,omitempty"`
 	Errors      int      `json:"errors"`
-	Refused     int      `json:"refused,omitempty"` // llama.cpp could not make the grammar
-	SetupMs     float64  `json:"setup_ms"`          // matcher / grammar creation, all requests
+	// Unchecked counts complete outputs the validator panicked on; they are
+	// left out of CompleteRate and ValidRate.
+	Unchecked int     `json:"unchecked"`
+	Refused   int     `json:"refused,omitempty"` // llama.cpp could not make the grammar
+	SetupMs   float64 `json:"setup_ms"`          // matcher / grammar creation, all requests
 }
 
 func (r *report) fill(stats [numModes]modeStats) {
 	var ms [numModes]*modeReport
 	for m := range numModes {
 		st := stats[m]
-		mr := &modeReport{Requests: st.requests, Tokens: st.tokens, Errors: st.errors, Refused: st.refused,
+		mr := &modeReport{Requests: st.requests, Tokens: st.tokens, Errors: st.errors, Refused: st.refused, Unchecked: st.unchecked,
 			P50ms: percentile(st.intervals, 50), P99ms: percentile(st.intervals, 99), SetupMs: st.setup.Seconds() * 1e3}
 		if st.wall > 0 {
 			mr.TokS = float64(st.tokens) / st.wall.Seconds()
@@ -84,13 +87,13 @@ func (r *report) fill(stats [numModes]modeStats) {
 		if st.step > 0 {
 			mr.ConstraintSharePct = 100 * st.constraint.Seconds() / st.step.Seconds()
 		}
-		if st.requests > 0 {
-			mr.CompleteRate = float64(st.complete) / float64(st.requests)
+		if n := st.requests - st.unchecked; n > 0 {
+			mr.CompleteRate = float64(st.complete) / float64(n)
 		}
 		if m != modeUnconstrained && st.complete > 0 {
 			vr := float64(st.valid) / float64(st.complete)
 			mr.ValidRate = &vr
-			vt := float64(st.valid) / float64(st.requests)
+			vt := float64(st.valid) / float64(st.requests-st.unchecked)
 			mr.ValidOfAll = &vt
 		}
 		ms[m] = mr
@@ -127,6 +130,9 @@ func (r *report) print(w io.Writer) {
 			mr.ConstraintSharePct, mr.ForcedSharePct, 100*mr.CompleteRate, valid, over)
 	}
 	tw.Flush()
+	if n := r.Conform.Unchecked + r.LlamacppGrammar.Unchecked; n > 0 {
+		fmt.Fprintf(w, "\n%d complete outputs left unchecked: the validator panicked on them (Conform %d, llama.cpp %d)\n", n, r.Conform.Unchecked, r.LlamacppGrammar.Unchecked)
+	}
 	if r.Conform.ConstraintUsPerToken > 0 {
 		fmt.Fprintf(w, "\nconstraint time per token: llama.cpp grammar / Conform = %.1f×\n", r.LlamacppGrammar.ConstraintUsPerToken/r.Conform.ConstraintUsPerToken)
 	}

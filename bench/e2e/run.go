@@ -75,11 +75,13 @@ type outcome struct {
 	intervals      []float64 // ms between consecutive token events
 	constraint     time.Duration
 	valid          bool
+	unchecked      bool // the validator failed on it (see errUnchecked)
 }
 
 // modeStats accumulates one mode over the run.
 type modeStats struct {
 	requests, complete, valid, tokens, forced, errors, refused int
+	unchecked                                                  int
 	wall, step, constraint, setup                              time.Duration
 	intervals                                                  []float64
 }
@@ -274,11 +276,12 @@ func run(cfg config, w io.Writer) error {
 				}
 				j := owners[i]
 				if m != modeUnconstrained {
-					o.valid = validate(j.validator, o.text) == nil
+					err := validate(j.validator, o.text)
+					o.valid, o.unchecked = err == nil, errors.Is(err, errUnchecked)
 				}
 				st.add(o)
 				if cfg.verbose {
-					fmt.Fprintf(w, "%-16s %-40s %-6s %3d tok valid=%-5v %q\n", modeNames[m], j.id, o.finish, o.tokens, o.valid, clip(o.text, 120))
+					fmt.Fprintf(w, "%-16s %-40s %-6s %3d tok valid=%-5v unchecked=%-5v %q\n", modeNames[m], j.id, o.finish, o.tokens, o.valid, o.unchecked, clip(o.text, 120))
 				}
 			}
 		}
@@ -307,6 +310,10 @@ func (st *modeStats) add(o outcome) {
 	st.intervals = append(st.intervals, o.intervals...)
 	switch o.finish {
 	case runner.FinishEOS, runner.FinishConstraint, runner.FinishStop:
+		if o.unchecked {
+			st.unchecked++ // neither valid nor invalid: left out of the rates
+			break
+		}
 		st.complete++
 	case runner.FinishError:
 		st.errors++
@@ -407,11 +414,21 @@ func compileValidator(schema []byte) (*jsonschema.Schema, error) {
 	return c.Compile("schema.json")
 }
 
-func validate(v *jsonschema.Schema, text string) error {
+// errUnchecked marks an output the validator could not check: it panicked
+// (santhosh-tekuri/jsonschema v6.0.3 dereferences a nil big.Rat for some
+// numbers, such as exponents too large for big.Rat.SetString).
+var errUnchecked = errors.New("validator panicked")
+
+func validate(v *jsonschema.Schema, text string) (err error) {
 	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", errUnchecked, p)
+		}
+	}()
 	return v.Validate(inst)
 }
 
