@@ -14,9 +14,24 @@
 // runner.Batch becomes a llama.Batch (one reused slice), Decode runs it,
 // Logits copies a row out, and RemoveKV edits a sequence's KV cells.
 //
+// For comparison, [GrammarConstraint] runs llama.cpp's own grammar sampler
+// (a GBNF grammar, usually from llama.SchemaToGrammar, over a
+// [GrammarVocab]) behind the same runner.Constraint interface that
+// Conform's *fsm.Matcher implements; bench/e2e and bench/maskbench
+// (-engine llamacpp) use it as their baseline.
+//
 // Without cgo the package still builds (the binding has stubs), and [Load]
-// fails with the binding's llama.ErrUnavailable, so callers such as
-// cmd/serve compile and test everywhere.
+// fails with the binding's llama.ErrUnavailable (as does
+// NewGrammarConstraint), so callers such as cmd/serve compile and test
+// everywhere.
+//
+// # Threads
+//
+// llama.cpp's worker threads spin while they wait for each other. On a
+// machine whose cores are busy with other work, Threads above the number
+// of idle cores is much slower than fewer threads: on the shared 2-core
+// development machine the end-to-end tests ran 8× faster with Threads 1
+// than with 2.
 //
 // # Conventions
 //
