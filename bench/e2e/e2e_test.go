@@ -1,0 +1,154 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"conform/runner"
+)
+
+func TestPercentile(t *testing.T) {
+	tests := []struct {
+		xs   []float64
+		p    float64
+		want float64
+	}{
+		{nil, 50, 0},
+		{[]float64{7}, 99, 7},
+		{[]float64{3, 1, 2}, 50, 2},
+		{[]float64{1, 2, 3, 4}, 50, 2},
+		{[]float64{1, 2, 3, 4}, 99, 4},
+		{[]float64{5, 4, 3, 2, 1, 10, 9, 8, 7, 6}, 90, 9},
+	}
+	for _, tt := range tests {
+		if got := percentile(tt.xs, tt.p); got != tt.want {
+			t.Errorf("percentile(%v, %v) = %v, want %v", tt.xs, tt.p, got, tt.want)
+		}
+	}
+}
+
+func TestCompactGBNF(t *testing.T) {
+	in := "root ::= \"{\" space a-kv \"}\" space\nspace ::= | \" \" | \"\\n\"{1,2} [ \\t]{0,20}\nchar ::= [^\"]\n"
+	want := "root ::= \"{\" space a-kv \"}\" space\nspace ::= \"\"\nchar ::= [^\"]\n"
+	if got := compactGBNF(in); got != want {
+		t.Errorf("compactGBNF(%q) = %q, want %q", in, got, want)
+	}
+	if got := compactGBNF("root ::= x\n"); got != "root ::= x\n" {
+		t.Errorf("compactGBNF without a space rule = %q, want it unchanged", got)
+	}
+}
+
+func TestReadEntriesSpread(t *testing.T) {
+	var b strings.Builder
+	for i := range 10 {
+		split := "A"
+		if i%2 == 1 {
+			split = "B"
+		}
+		b.WriteString(`{"id":"s` + string(rune('0'+i)) + `","split":"` + split + `","schema":{}}` + "\n")
+	}
+	p := filepath.Join(t.TempDir(), "mb.jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		limit int
+		split string
+		want  string
+		total int
+	}{
+		{0, "", "s0 s1 s2 s3 s4 s5 s6 s7 s8 s9", 10},
+		{5, "", "s0 s2 s4 s6 s8", 10},
+		{3, "", "s0 s3 s6", 10},
+		{2, "B", "s1 s5", 5},
+		{20, "A", "s0 s2 s4 s6 s8", 5},
+	}
+	for _, tt := range tests {
+		es, total, err := readEntries(config{maskbench: p, limit: tt.limit, split: tt.split})
+		if err != nil {
+			t.Fatalf("readEntries(limit %d, split %q): %v", tt.limit, tt.split, err)
+		}
+		var ids []string
+		for _, e := range es {
+			ids = append(ids, e.ID)
+		}
+		if got := strings.Join(ids, " "); got != tt.want || total != tt.total {
+			t.Errorf("readEntries(limit %d, split %q) = %q of %d, want %q of %d", tt.limit, tt.split, got, total, tt.want, tt.total)
+		}
+	}
+	if _, _, err := readEntries(config{maskbench: filepath.Join(t.TempDir(), "absent.jsonl")}); err == nil {
+		t.Error("readEntries(absent file) = nil error")
+	}
+}
+
+func TestReportRates(t *testing.T) {
+	var st [numModes]modeStats
+	for range 4 { // unconstrained: 4 requests cut at 10 tokens, 1 s
+		st[modeUnconstrained].add(outcome{tokens: 10, finish: runner.FinishLength})
+	}
+	st[modeUnconstrained].wall = time.Second
+	// Conform: 2 complete and valid, 1 cut, 1 unchecked; 40 tokens in 2 s.
+	st[modeConform].add(outcome{tokens: 10, forced: 5, finish: runner.FinishConstraint, valid: true, constraint: time.Millisecond})
+	st[modeConform].add(outcome{tokens: 10, finish: runner.FinishEOS, valid: true})
+	st[modeConform].add(outcome{tokens: 10, finish: runner.FinishLength})
+	st[modeConform].add(outcome{tokens: 10, finish: runner.FinishEOS, unchecked: true})
+	st[modeConform].wall, st[modeConform].step = 2*time.Second, 2*time.Second
+	// llama.cpp: one complete but invalid, one refused.
+	st[modeLlama].add(outcome{tokens: 8, finish: runner.FinishEOS})
+	st[modeLlama].requests++
+	st[modeLlama].refused++
+	st[modeLlama].wall = time.Second
+	var r report
+	r.fill(st)
+	c := r.Conform
+	if c.TokS != 20 || c.ForcedSharePct != 12.5 || c.ConstraintUsPerToken != 25 || c.Unchecked != 1 {
+		t.Errorf("conform tok/s, forced %%, µs/token, unchecked = %v, %v, %v, %d; want 20, 12.5, 25, 1", c.TokS, c.ForcedSharePct, c.ConstraintUsPerToken, c.Unchecked)
+	}
+	if c.CompleteRate != 2.0/3 || c.ValidRate == nil || *c.ValidRate != 1 || *c.ValidOfAll != 2.0/3 {
+		t.Errorf("conform complete, valid, valid of all = %v, %v, %v; want 2/3, 1, 2/3", c.CompleteRate, c.ValidRate, c.ValidOfAll)
+	}
+	if c.OverheadPct == nil || *c.OverheadPct != 100 {
+		t.Errorf("conform overhead = %v, want +100%% (40 tok/s unconstrained, 20 conform)", c.OverheadPct)
+	}
+	l := r.LlamacppGrammar
+	if l.ValidRate == nil || *l.ValidRate != 0 || l.CompleteRate != 0.5 || l.Refused != 1 {
+		t.Errorf("llama.cpp valid, complete, refused = %v, %v, %d; want 0, 0.5, 1", l.ValidRate, l.CompleteRate, l.Refused)
+	}
+	if r.Unconstrained.ValidRate != nil || r.Unconstrained.OverheadPct != nil {
+		t.Errorf("unconstrained has a valid rate or overhead: %+v", r.Unconstrained)
+	}
+	var out strings.Builder
+	r.print(&out)
+	for _, want := range []string{"unconstrained", "conform", "llamacpp_grammar", "1 complete outputs left unchecked"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("print output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestValidateSurvivesPanic(t *testing.T) {
+	v, err := compileValidator([]byte(`{"type":"number","multipleOf":0.5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		text  string
+		valid bool
+	}{
+		{"1.5", true},
+		{"1.25", false},
+		{"[", false},
+	}
+	for _, tt := range tests {
+		err := validate(v, tt.text)
+		if (err == nil) != tt.valid {
+			t.Errorf("validate(%q) = %v, want valid %v", tt.text, err, tt.valid)
+		}
+	}
+	// The validator panics on some huge exponents; validate must return
+	// (an error, or nil if a later version copes), never panic.
+	_ = validate(v, "1e99999999999999999999")
+}
