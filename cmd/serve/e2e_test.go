@@ -55,7 +55,7 @@ func startE2E(t *testing.T, extra ...string) *e2eServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	args := append([]string{"--demo", "--port", "0", "--parallel", "4", "--ctx-size", "4096", "--served-model-name", "demo", "--log-level", "warn"}, extra...)
+	args := append([]string{"--demo", "--port", "0", "--parallel", "4", "--ctx-size", "4096", "--served-model-name", "demo", "--log-level", "warn", "--threads", "1"}, extra...)
 	var logs bytes.Buffer
 	var mu sync.Mutex
 	go func() { done <- run(ctx, args, func(string) string { return "" }, lockedWriter{&mu, &logs}, ready) }()
@@ -260,7 +260,7 @@ func TestE2ERandomToolCalls(t *testing.T) {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			rng := rand.New(rand.NewPCG(uint64(i), 99))
-			p := openai.ChatCompletionNewParams{Model: "demo", Messages: userMsg("Call a tool."), Tools: e2eTools(), MaxTokens: openai.Int(40),
+			p := openai.ChatCompletionNewParams{Model: "demo", Messages: userMsg("Call a tool."), Tools: e2eTools(), MaxTokens: openai.Int(96),
 				Temperature: openai.Float(1), Seed: openai.Int(int64(i)), ParallelToolCalls: openai.Bool(rng.IntN(2) == 0)}
 			switch choices[rng.IntN(len(choices))] {
 			case "required":
