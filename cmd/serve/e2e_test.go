@@ -14,6 +14,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,6 +128,11 @@ func TestE2EChat(t *testing.T) {
 			s := startE2E(t, tc.args...)
 			ctx := context.Background()
 			schemas := e2eSchemas(t)
+			if resp, err := http.Get(s.url + "/health"); err != nil || resp.StatusCode != 200 {
+				t.Fatalf("GET /health once loaded: %v %v", resp, err)
+			} else {
+				resp.Body.Close()
+			}
 
 			// Plain chat.
 			r, err := s.client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: "demo", Messages: userMsg("Hello"), MaxTokens: openai.Int(8), Seed: openai.Int(1)})
