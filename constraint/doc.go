@@ -13,8 +13,8 @@
 //	    as an alternation over tools, repeated with the format's separator
 //	    (exactly once when parallel_tool_calls is false or a function is named)
 //	  → per tool_choice: required/named = the calls only; auto = text that
-//	    cannot contain the trigger, then optionally the calls; none = text
-//	    that cannot contain the trigger
+//	    cannot contain any plain-text marker of the format (trigger, closing
+//	    tag), then optionally the calls; none = such text only
 //	  → Result{Node, Key, Unenforced}; the caller compiles Node with
 //	    fsm.Compile and caches it under Key.
 //
