@@ -59,6 +59,7 @@
 // *Dict; ev is the per-Render evaluator, sc the current variable scope.
 // Every error is an *Error carrying an ErrorCode and the template line.
 //
-// Sub-package toolcall parses model output in the tool-call formats these
-// templates teach (hermes, llama3 JSON, mistral).
+// Tool-call formats (the text these templates teach a model to write) are
+// compiled into constraints and parsed back by package constraint, with one
+// grammar for both.
 package templates
