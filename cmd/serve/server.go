@@ -141,13 +141,15 @@ func (s *Server) models(c *gin.Context) error {
 	return nil
 }
 
-// ready returns the model, checking the requested name.
+// ready returns the model, checking the requested name. An absent name
+// means the one model this server serves, as llama-server does; a wrong
+// name is a 404.
 func (s *Server) ready(name string) (*Model, error) {
 	m := s.model.Load()
 	if m == nil {
 		return nil, errLoading
 	}
-	if name != m.Name {
+	if name != "" && name != m.Name {
 		return nil, &apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "model_not_found", Param: "model",
 			Msg: fmt.Sprintf("the model %q does not exist; this server serves %q", name, m.Name)}
 	}

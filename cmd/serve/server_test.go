@@ -545,3 +545,16 @@ func TestDisconnectCancels(t *testing.T) {
 		t.Errorf("the generation ran to its end (%d tokens) after the client left", st.Sampled)
 	}
 }
+
+// TestChatWithoutModel checks that an absent "model" means the served
+// model (as llama-server does), while a wrong one stays a 404.
+func TestChatWithoutModel(t *testing.T) {
+	ts := newTestServer(t, Config{}, "")
+	body := chatBody(map[string]any{"max_tokens": 5})
+	delete(body, "model")
+	resp, raw := ts.post(t, "/v1/chat/completions", body)
+	r := decodeChat(t, resp.StatusCode, raw)
+	if r.Model != "fake" {
+		t.Errorf("chat without model: model = %q, want %q", r.Model, "fake")
+	}
+}
