@@ -167,7 +167,9 @@ func loadModel(ctx context.Context, cfg Config, log *slog.Logger, progress io.Wr
 		tmpl, tmplFrom = mkmodel.DefaultChatTemplate, "none in the file: minimal ChatML"
 	}
 	log.Info("loading model", "path", path)
-	eng, err := llamaengine.Load(path, llama.Params{ContextSize: cfg.CtxSize, Parallel: cfg.Parallel, Threads: cfg.Threads, GPULayers: cfg.NGPULayers})
+	bar := newLoadBar(progress)
+	eng, err := llamaengine.Load(path, llama.Params{ContextSize: cfg.CtxSize, Parallel: cfg.Parallel, Threads: cfg.Threads, GPULayers: cfg.NGPULayers, Progress: bar.update})
+	bar.done(err == nil)
 	if err != nil {
 		cleanup()
 		return nil, nil, err

@@ -77,7 +77,7 @@ func Load(path string, p Params) (*Model, error) {
 	arch, _ := f.String("general.architecture")
 	backendOnce.Do(llama.BackendInit)
 
-	lm, err := llama.LoadModelFromFile(path, llama.ModelParams{NumGpuLayers: p.GPULayers, UseMmap: true})
+	lm, err := llama.LoadModelFromFile(path, llama.ModelParams{NumGpuLayers: p.GPULayers, UseMmap: true, Progress: p.Progress})
 	if err != nil {
 		return nil, &Error{Code: CodeLoad, Op: "load", Path: path, Err: err}
 	}

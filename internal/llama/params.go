@@ -60,6 +60,9 @@ type Params struct {
 	// "q8_0" or "q4_0". Quantised caches need flash attention, so they
 	// are refused with FlashAttentionOff.
 	KVCacheType string
+	// Progress, if set, is called while the weights load with the fraction
+	// done (0 to 1), from llama.cpp's loader thread; it must return quickly.
+	Progress func(float32)
 }
 
 // Defaults for Params' zero fields.
