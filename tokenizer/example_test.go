@@ -9,7 +9,7 @@ import (
 // Load a vocabulary and an encoder from one tokenizer.json, encode text
 // with an added special token in it, and decode the ids back to bytes.
 func Example() {
-	f, err := tokenizer.ReadHFFile("testdata/bytelevel/tokenizer.json")
+	f, err := tokenizer.ReadHFFile("testdata/bytelevel/tiny-tokenizer.json")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -23,7 +23,7 @@ func TestReadHFFileTiny(t *testing.T) {
 		{"sentencepiece", KindSentencePiece, "default", 273, 273, "▁ h", "<s>", "</s>", "T"},
 	}
 	for _, tt := range tests {
-		f, err := ReadHFFile(filepath.Join("testdata", tt.dir, "tokenizer.json"))
+		f, err := ReadHFFile(filepath.Join("testdata", tt.dir, "tiny-tokenizer.json"))
 		if err != nil {
 			t.Fatalf("ReadHFFile(%s): %v", tt.dir, err)
 		}
@@ -43,7 +43,7 @@ func TestReadHFFileTiny(t *testing.T) {
 }
 
 func TestHFFileTokenTypes(t *testing.T) {
-	f, err := ReadHFFile(filepath.Join("testdata", "sentencepiece", "tokenizer.json"))
+	f, err := ReadHFFile(filepath.Join("testdata", "sentencepiece", "tiny-tokenizer.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestHFFileTokenTypes(t *testing.T) {
 		t.Errorf("Scores[%d (▁hello)] = %v, want -4", id, f.Scores[id])
 	}
 
-	f, err = ReadHFFile(filepath.Join("testdata", "bytelevel", "tokenizer.json"))
+	f, err = ReadHFFile(filepath.Join("testdata", "bytelevel", "tiny-tokenizer.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-func tinyPath(kind string) string { return filepath.Join("testdata", kind, "tokenizer.json") }
+func tinyPath(kind string) string { return filepath.Join("testdata", kind, "tiny-tokenizer.json") }
 
 func mustLoadHF(t testing.TB, path string) *Vocabulary {
 	t.Helper()
