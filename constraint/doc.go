@@ -16,7 +16,7 @@
 //	    cannot contain any plain-text marker of the format (trigger, closing
 //	    tag), then optionally the calls; none = such text only
 //	  → Result{Node, Key, Unenforced}; the caller compiles Node with
-//	    fsm.Compile and caches it under Key.
+//	    fsm.CompileConstraint and caches it under Key.
 //
 // The generated text then goes through a Parser of the same Format (a
 // streaming state machine, STYLE rule 14) that emits content deltas, call

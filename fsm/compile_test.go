@@ -408,3 +408,36 @@ func TestConcurrentCompile(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatTemplate checks that repeats stamped from one built fragment
+// (copyOf, from repeatTemplateMin copies) give the same automaton as the
+// repeat written out by hand, for fragments with loops, alternations,
+// multi-byte classes and spliced intersections.
+func TestRepeatTemplate(t *testing.T) {
+	xs := map[string]*Node{
+		"class":   mustParse(t, `[^"\\\x{0}-\x{1F}]`),
+		"char":    mustParse(t, `[^"\\\x{0}-\x{1F}]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}`),
+		"loop":    mustParse(t, `a[bc]*d`),
+		"spliced": And(mustParse(t, `[a-z]+,`), mustParse(t, `[^q]{1,3},`)),
+	}
+	unrolled := func(x *Node, lo, hi int) *Node {
+		var tail *Node = Empty()
+		for range hi - lo {
+			tail = Opt(Cat(x, tail))
+		}
+		parts := []*Node{}
+		for range lo {
+			parts = append(parts, x)
+		}
+		return Cat(append(parts, tail)...)
+	}
+	for name, x := range xs {
+		for _, r := range [][2]int{{0, repeatTemplateMin}, {2, 11}, {repeatTemplateMin, repeatTemplateMin}, {9, 20}} {
+			got := mustCompile(t, Cat(Lit("<"), Repeat(x, r[0], r[1]), Lit(">"))).String()
+			want := mustCompile(t, Cat(Lit("<"), unrolled(x, r[0], r[1]), Lit(">"))).String()
+			if got != want {
+				t.Errorf("%s{%d,%d}: stamped repeat differs from the unrolled one:\n%s\nwant\n%s", name, r[0], r[1], got, want)
+			}
+		}
+	}
+}

@@ -68,16 +68,19 @@ const maskLockShards = 64
 // computed once (under a per-shard lock, so concurrent sequences do not both
 // walk the same cold state) and published atomically.
 type Constraint struct {
-	dfa     *DFA
+	dfa     *DFA     // the eager DFA (nil for a lazy constraint)
+	lazy    *lazyDet // the on-demand determinizer (nil for an eager constraint)
+	tab     atomic.Pointer[table]
 	ti      *TokenIndex
 	opts    ConstraintOptions
-	k       int      // number of byte classes (stride)
-	trans   []uint32 // premultiplied: trans[s*k+c] = next*k, dead = 0
+	k       int // number of byte classes (stride)
 	classes [256]uint8
-	info    []uint16 // per state: stateLive | stateForced | forced byte
 	start   StateID
 
-	slots    []atomic.Pointer[maskEntry]
+	classCount [256]int   // bytes per class
+	classByte  [256]uint8 // the lowest byte of each class
+
+	pages    []atomic.Pointer[slotPage] // per-state mask slots, slotPageSize states a page
 	locks    [maskLockShards]sync.Mutex
 	internMu sync.Mutex
 	intern   map[uint64][]*maskEntry
@@ -92,8 +95,33 @@ type Constraint struct {
 	uEdges [utf8SafeStates][]uEdge // (DFA class, next U state) pairs per U state
 }
 
+// table is the transition table a Constraint reads: complete for an eager
+// constraint; for a lazy one, the states created so far, with the rows of
+// states not yet expanded set to unknownState. Readers load it atomically
+// and read entries with atomic loads; a lazy constraint's writer (under its
+// lock) fills rows in place and, when the table is full, publishes a larger
+// copy. A reader holding an older copy sees unknownState where the newer one
+// has a row, asks for the expansion and gets the newer copy.
+type table struct {
+	trans  []uint32 // premultiplied: trans[s*k+c] = next*k; dead = 0
+	info   []uint32 // per state: stateKnown | stateLive | stateForced | forced byte
+	accept []bool   // per state; written before any transition to the state is published
+}
+
+// unknownState marks a transition not computed yet (lazy constraints).
+const unknownState = ^uint32(0)
+
+// slotPage holds the mask slots of slotPageSize consecutive states.
+type slotPage [slotPageSize]atomic.Pointer[maskEntry]
+
+const (
+	slotPageShift = 10
+	slotPageSize  = 1 << slotPageShift
+)
+
 // Per-state flags in Constraint.info.
 const (
+	stateKnown  = 1 << 16 // the row is computed (always, in an eager constraint)
 	stateLive   = 1 << 15 // some byte leads to a live state
 	stateForced = 1 << 14 // not accepting, and exactly one byte leads to a live state (low 8 bits)
 )
@@ -128,59 +156,59 @@ func NewConstraint(d *DFA, ti *TokenIndex, opts ConstraintOptions) (*Constraint,
 		opts.MaxMaskBytes = DefaultMaxMaskBytes
 	}
 	n, k := d.NumStates(), d.NumClasses
-	c := &Constraint{
-		dfa:     d,
-		ti:      ti,
-		opts:    opts,
-		k:       k,
-		trans:   make([]uint32, len(d.Trans)),
-		classes: d.Classes,
-		info:    make([]uint16, n),
-		start:   d.Start,
-		slots:   make([]atomic.Pointer[maskEntry], n),
-		intern:  make(map[uint64][]*maskEntry),
-	}
-	// Members per class, and one member, for the forced-byte flags.
-	var classCount [256]int
-	var classByte [256]uint8
-	for b := 255; b >= 0; b-- {
-		classCount[d.Classes[b]]++
-		classByte[d.Classes[b]] = uint8(b)
-	}
+	c := newConstraint(ti, opts, d.Classes, k, d.Start, n)
+	c.dfa = d
+	t := &table{trans: make([]uint32, len(d.Trans)), info: make([]uint32, n), accept: d.Accept}
 	// One pass: range checks, premultiplied table, per-state flags, and
 	// in-degrees over live edges for the trimmed check.
 	deg := make([]int32, n+1)
 	for s := range n {
 		row := d.Trans[s*k : s*k+k]
-		out := c.trans[s*k : s*k+k]
-		live, one := 0, 0
-		for cl, t := range row {
-			if int(t) >= n {
-				return nil, tokError(ErrBadDFA, "DFA transition %d of state %d targets state %d out of range", cl, s, t)
+		out := t.trans[s*k : s*k+k]
+		for cl, nx := range row {
+			if int(nx) >= n {
+				return nil, tokError(ErrBadDFA, "DFA transition %d of state %d targets state %d out of range", cl, s, nx)
 			}
-			out[cl] = uint32(t) * uint32(k)
-			if t != DeadState {
-				live += classCount[cl]
-				one = cl
-				deg[t+1]++
+			out[cl] = uint32(nx) * uint32(k)
+			if nx != DeadState {
+				deg[nx+1]++
 			}
 		}
-		if s == 0 && live > 0 {
+		t.info[s] = c.rowInfo(out, d.Accept[s])
+		if s == 0 && t.info[s]&stateLive != 0 {
 			return nil, tokError(ErrBadDFA, "DFA dead state 0 has a transition to a live state")
 		}
-		var f uint16
-		if live > 0 {
-			f |= stateLive
-		}
-		if live == 1 && !d.Accept[s] {
-			f |= stateForced | uint16(classByte[one])
-		}
-		c.info[s] = f
 	}
 	if !opts.TrustTrimmed {
 		if err := checkTrimmed(d, deg); err != nil {
 			return nil, err
 		}
+	}
+	c.tab.Store(t)
+	if _, err := c.maskFor(d.Start); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// newConstraint sets up what eager and lazy constraints share: options,
+// classes, slot pages for up to maxStates states, the EOS-only mask.
+func newConstraint(ti *TokenIndex, opts ConstraintOptions, classes [256]uint8, k int, start StateID, maxStates int) *Constraint {
+	if opts.MaxMaskBytes == 0 {
+		opts.MaxMaskBytes = DefaultMaxMaskBytes
+	}
+	c := &Constraint{
+		ti:      ti,
+		opts:    opts,
+		k:       k,
+		classes: classes,
+		start:   start,
+		pages:   make([]atomic.Pointer[slotPage], (maxStates+slotPageSize-1)/slotPageSize),
+		intern:  make(map[uint64][]*maskEntry),
+	}
+	for b := 255; b >= 0; b-- {
+		c.classCount[classes[b]]++
+		c.classByte[classes[b]] = uint8(b)
 	}
 	eos := make([]uint64, ti.words)
 	for _, e := range ti.eos {
@@ -188,10 +216,94 @@ func NewConstraint(d *DFA, ti *TokenIndex, opts ConstraintOptions) (*Constraint,
 	}
 	h, pop := hashWords(eos)
 	c.eosOnly = newMaskEntry(eos, ti.numTokens, h, pop)
-	if _, err := c.maskFor(d.Start); err != nil {
-		return nil, err
+	return c
+}
+
+// rowInfo computes a state's flags from its premultiplied row.
+func (c *Constraint) rowInfo(row []uint32, accept bool) uint32 {
+	live, one := 0, 0
+	for cl, nx := range row {
+		if nx != 0 {
+			live += c.classCount[cl]
+			one = cl
+		}
 	}
-	return c, nil
+	f := uint32(stateKnown)
+	if live > 0 {
+		f |= stateLive
+	}
+	if live == 1 && !accept {
+		f |= stateForced | uint32(c.classByte[one])
+	}
+	return f
+}
+
+// slot returns the mask slot of state q.
+func (c *Constraint) slot(q StateID) *atomic.Pointer[maskEntry] {
+	pg := &c.pages[q>>slotPageShift]
+	p := pg.Load()
+	if p == nil {
+		pg.CompareAndSwap(nil, new(slotPage))
+		p = pg.Load()
+	}
+	return &p[q&(slotPageSize-1)]
+}
+
+// expand returns the current table with state q's row computed. For an
+// eager constraint every row is known; a lazy one determinizes q now (see
+// lazy.go) unless another reader already did.
+func (c *Constraint) expand(q StateID) (*table, error) {
+	t := c.tab.Load()
+	if c.lazy == nil || atomic.LoadUint32(&t.info[q])&stateKnown != 0 {
+		return t, nil
+	}
+	return c.lazy.expand(c, q)
+}
+
+// run returns the state reached from q over bs (DeadState as soon as it
+// dies), expanding states on the way.
+func (c *Constraint) run(q StateID, bs []byte) (StateID, error) {
+	t := c.tab.Load()
+	k := uint32(c.k)
+	p := uint32(q) * k
+	for _, b := range bs {
+		if p == 0 {
+			return DeadState, nil
+		}
+		i := p + uint32(c.classes[b])
+		v := atomic.LoadUint32(&t.trans[i])
+		if v == unknownState {
+			var err error
+			if t, err = c.lazy.expand(c, StateID(p/k)); err != nil {
+				return DeadState, err
+			}
+			v = atomic.LoadUint32(&t.trans[i])
+		}
+		p = v
+	}
+	return StateID(p / k), nil
+}
+
+// accepting reports whether q is accepting. q must have been reached
+// through the table (or be the start).
+func (c *Constraint) accepting(q StateID) bool { return c.tab.Load().accept[q] }
+
+// infoOf returns q's flags, expanding q if needed.
+func (c *Constraint) infoOf(q StateID) (uint32, error) {
+	t, err := c.expand(q)
+	if err != nil {
+		return 0, err
+	}
+	return atomic.LoadUint32(&t.info[q]), nil
+}
+
+// numStates returns the number of states created so far (all of them for
+// an eager constraint).
+func (c *Constraint) numStates() int {
+	if c.lazy != nil {
+		return int(c.lazy.states.Load())
+	}
+	return c.dfa.NumStates()
 }
 
 // validateDFA verifies the cheap DFA invariants: consistent sizes, classes and
@@ -267,7 +379,9 @@ func checkTrimmed(d *DFA, deg []int32) error {
 	return nil
 }
 
-// DFA returns the constraint's automaton.
+// DFA returns the constraint's automaton: the minimized DFA it was built
+// from, or nil for a lazy constraint (CompileConstraint), whose states are
+// created as they are reached.
 func (c *Constraint) DFA() *DFA { return c.dfa }
 
 // TokenIndex returns the constraint's vocabulary.
@@ -280,18 +394,23 @@ func (c *Constraint) NewMatcher() *Matcher {
 
 // maskFor returns the stored mask of state q, computing it on first use.
 func (c *Constraint) maskFor(q StateID) (*maskEntry, error) {
-	if e := c.slots[q].Load(); e != nil {
+	sl := c.slot(q)
+	if e := sl.Load(); e != nil {
 		return e, nil
 	}
 	mu := &c.locks[int(q)%maskLockShards]
 	mu.Lock()
 	defer mu.Unlock()
-	if e := c.slots[q].Load(); e != nil {
+	if e := sl.Load(); e != nil {
 		return e, nil
 	}
 	sc := c.ti.getScratch()
 	defer c.ti.scratch.Put(sc)
-	w := c.computeBits(q, sc, !c.opts.NoSlicer)
+	w, err := c.computeBits(q, sc, !c.opts.NoSlicer)
+	if err != nil {
+		sc.clean = false
+		return nil, err
+	}
 	e, err := c.internMask(w)
 	if err != nil {
 		return nil, err
@@ -305,7 +424,7 @@ func (c *Constraint) maskFor(q StateID) (*maskEntry, error) {
 		sc.clean = true
 	}
 	c.computed.Add(1)
-	c.slots[q].Store(e)
+	sl.Store(e)
 	return e, nil
 }
 
@@ -313,17 +432,24 @@ func (c *Constraint) maskFor(q StateID) (*maskEntry, error) {
 // first words words (the sentinel bit cleared). With slicing, string-safe
 // slices whose tokens all keep q alive are ORed in whole (sliceBounds) and
 // only the others are walked; the result is the same as the plain walk.
-func (c *Constraint) computeBits(q StateID, sc *maskScratch, slicing bool) []uint64 {
+func (c *Constraint) computeBits(q StateID, sc *maskScratch, slicing bool) ([]uint64, error) {
 	ti := c.ti
 	w := sc.bits
 	if !sc.clean {
 		clear(w)
 	}
 	sc.clean = false
+	t, err := c.expand(q)
+	if err != nil {
+		return nil, err
+	}
+	wk := walker{c: c, t: t}
 	start := uint32(q) * uint32(c.k)
 	safe, dead := 0, noBound
 	if slicing && len(ti.slices) > 0 {
-		safe, dead = c.sliceBounds(q, sc)
+		if safe, dead, err = c.sliceBounds(q, sc); err != nil {
+			return nil, err
+		}
 	}
 	if len(ti.slices) > 0 && safe >= ti.slices[0].maxChars {
 		// Some slice applies: OR in those that all keep q alive (one
@@ -336,28 +462,56 @@ func (c *Constraint) computeBits(q StateID, sc *maskScratch, slicing bool) []uin
 		copy(w, ti.slices[i].cum)
 		for j := i + 1; j < len(ti.slices); j++ {
 			if s := &ti.slices[j]; s.minChars < dead {
-				s.trie.walk(c.trans, &c.classes, start, w, &sc.stack)
+				s.trie.walk(&wk, start, w, &sc.stack)
 			}
 		}
-		ti.rest.walk(c.trans, &c.classes, start, w, &sc.stack)
+		ti.rest.walk(&wk, start, w, &sc.stack)
 		c.sliced.Add(1)
 	} else {
 		// No slice applies: one walk of the full trie.
-		ti.full.walk(c.trans, &c.classes, start, w, &sc.stack)
+		ti.full.walk(&wk, start, w, &sc.stack)
+	}
+	if wk.err != nil {
+		return nil, wk.err
 	}
 	for _, id := range ti.long {
-		if c.dfa.Run(q, ti.tokens[id]) != DeadState {
+		s, err := c.run(q, ti.tokens[id])
+		if err != nil {
+			return nil, err
+		}
+		if s != DeadState {
 			w[id>>6] |= 1 << (uint(id) & 63)
 		}
 	}
-	if c.dfa.Accept[q] {
+	if t.accept[q] {
 		for _, id := range ti.eos {
 			w[id>>6] |= 1 << (uint(id) & 63)
 		}
 	}
 	sent := ti.numTokens
 	w[sent>>6] &^= 1 << (uint(sent) & 63)
-	return w[:ti.words]
+	return w[:ti.words], nil
+}
+
+// walker is what a trie walk reads transitions from: the constraint's table,
+// refreshed when a lazy constraint expands a state on the way; err records
+// an expansion that failed (a budget), which ends the walk.
+type walker struct {
+	c   *Constraint
+	t   *table
+	err error
+}
+
+// expand expands the state whose premultiplied index is p and returns the
+// table to continue with (nil after an error).
+func (wk *walker) expand(p uint32) []uint32 {
+	t, err := wk.c.lazy.expand(wk.c, StateID(p/uint32(wk.c.k)))
+	if err != nil {
+		wk.err = err
+		return nil
+	}
+	wk.t = t
+	return t.trans
 }
 
 // internMask returns the stored entry equal to w, storing a new one (within
@@ -397,7 +551,7 @@ type ConstraintStats struct {
 // Stats returns a snapshot of the constraint's counters.
 func (c *Constraint) Stats() ConstraintStats {
 	st := ConstraintStats{
-		States:        len(c.slots),
+		States:        c.numStates(),
 		MasksComputed: c.computed.Load(),
 		DistinctMasks: c.distinct.Load(),
 		SlicedMasks:   c.sliced.Load(),
@@ -405,7 +559,7 @@ func (c *Constraint) Stats() ConstraintStats {
 		MaxMaskBytes:  c.opts.MaxMaskBytes,
 	}
 	st.TotalBytes = c.MemoryBytes()
-	if e := c.slots[c.start].Load(); e != nil {
+	if e := c.slot(c.start).Load(); e != nil {
 		st.StartMaskCount = e.pop
 	}
 	return st
@@ -415,13 +569,26 @@ func (c *Constraint) Stats() ConstraintStats {
 // TokenIndex: stored masks, the transition tables and per-state slots. It
 // grows as masks are filled in.
 func (c *Constraint) MemoryBytes() int64 {
-	return c.maskBytes.Load() + int64(len(c.trans))*4*2 + int64(len(c.slots))*(8+2+1) + 512
+	t := c.tab.Load()
+	b := c.maskBytes.Load() + int64(len(t.trans))*4 + int64(len(t.info))*(4+1) + 512
+	for i := range c.pages {
+		if c.pages[i].Load() != nil {
+			b += slotPageSize * 8
+		}
+	}
+	if c.dfa != nil {
+		b += int64(len(c.dfa.Trans)) * 4
+	}
+	if c.lazy != nil {
+		b += c.lazy.mem.Load()
+	}
+	return b
 }
 
 // AllowedCount returns the number of tokens allowed in state q (EOS
 // included), computing q's mask if needed.
 func (c *Constraint) AllowedCount(q StateID) (int, error) {
-	if int(q) >= len(c.slots) {
+	if int(q) >= c.numStates() {
 		return 0, tokError(ErrBadDFA, "state %d out of range", q)
 	}
 	e, err := c.maskFor(q)
@@ -437,7 +604,7 @@ func (c *Constraint) FillMask(q StateID, dst []uint64) error {
 	if len(dst) < c.ti.MaskWords() {
 		return tokError(ErrMaskSize, "mask has %d words, want at least %d", len(dst), c.ti.MaskWords())
 	}
-	if int(q) >= len(c.slots) {
+	if int(q) >= c.numStates() {
 		return tokError(ErrBadDFA, "state %d out of range", q)
 	}
 	e, err := c.maskFor(q)
@@ -451,7 +618,7 @@ func (c *Constraint) FillMask(q StateID, dst []uint64) error {
 // plainMask computes the mask of q with one plain trie walk and no cache
 // (the reference the slicer is tested against). The result has
 // TokenIndex.words words.
-func (c *Constraint) plainMask(q StateID) []uint64 {
+func (c *Constraint) plainMask(q StateID) ([]uint64, error) {
 	return c.computeBits(q, c.ti.newScratch(), false)
 }
 
@@ -462,10 +629,10 @@ func (c *Constraint) plainMask(q StateID) []uint64 {
 // say) for constraints expected to stay hot: later requests then never meet
 // a cold state. A mask-budget error stops it and is returned.
 func (c *Constraint) Warm(ctx context.Context, maxStates int) (int, error) {
-	seen := make([]bool, len(c.slots))
+	seen := map[StateID]bool{c.start: true}
 	queue := []StateID{c.start}
-	seen[c.start] = true
 	n := 0
+	k := uint32(c.k)
 	for len(queue) > 0 && (maxStates <= 0 || n < maxStates) {
 		if err := ctx.Err(); err != nil {
 			return n, err
@@ -476,10 +643,15 @@ func (c *Constraint) Warm(ctx context.Context, maxStates int) (int, error) {
 			return n, err
 		}
 		n++
-		for _, t := range c.dfa.Trans[int(q)*c.k : int(q)*c.k+c.k] {
-			if t != DeadState && !seen[t] {
-				seen[t] = true
-				queue = append(queue, t)
+		t, err := c.expand(q)
+		if err != nil {
+			return n, err
+		}
+		for cl := range c.k {
+			nx := StateID(atomic.LoadUint32(&t.trans[int(q)*c.k+cl]) / k)
+			if nx != DeadState && !seen[nx] {
+				seen[nx] = true
+				queue = append(queue, nx)
 			}
 		}
 	}

@@ -21,8 +21,15 @@ import (
 // result, which makes wide classes (any UTF-8 continuation byte, say) cost
 // one closure instead of one per class.
 //
-// The raw DFA it produces is complete, has the dead (empty-set) state 0,
-// and is not yet trimmed; finish trims, minimizes and renumbers it.
+// The NFA is trimmed first (byte states that cannot reach the match state
+// are left out of every set), so every non-empty set can reach acceptance:
+// the lazy constraint (lazy.go) relies on that, since it never trims the DFA
+// it explores. The same core (subsets) serves both: determinize expands
+// every state in order; lazy.go expands a state when a reader first needs
+// its row.
+//
+// The raw DFA determinize produces is complete, has the dead (empty-set)
+// state 0; finish trims, minimizes and renumbers it.
 
 // rawDFA is an untrimmed complete DFA with dead state 0.
 type rawDFA struct {
@@ -113,13 +120,45 @@ func (t *setTable) grow() {
 	}
 }
 
-func (c *compiler) determinize(m *nfa) (*rawDFA, error) {
-	r := &rawDFA{}
+// subsets is the subset-construction core: the byte classes of an NFA, the
+// interned DFA states (sets of live core NFA states) and the machinery that
+// computes one state's row of successors. It is not safe for concurrent use.
+type subsets struct {
+	m       *nfa
+	classes [256]uint8
+	k       int
+	live    []bool // NFA states that can reach the match state
+	t       setTable
+	accept  []bool // per DFA state
+
+	maxStates int
+	maxBytes  int64
+
+	// Closure cache: the live core states reachable by epsilon moves from
+	// each NFA state, computed once by depth-first search and kept sorted in
+	// an arena (capped, so NFAs with long epsilon chains, whose closures sum
+	// to quadratic size, fall back to searching each time). The closure of a
+	// bucket of states is then the union of cached lists, and the common
+	// one-state bucket needs no union and no sort.
+	cacheCap           int
+	cacheOff, cacheLen []int32
+	arena              []int32
+	dfs, ss            sparseSet
+	stack, one, buf    []int32
+	buckets            [][]int32
+}
+
+// newSubsets prepares the subset construction of m: byte classes, the
+// trimming of m (backward reachability from the match state) and the dead
+// state 0 (the empty set). Budgets: maxStates DFA states, maxBytes of dense
+// transition table (states × classes × 4).
+func newSubsets(m *nfa, maxStates int, maxBytes int64) *subsets {
+	s := &subsets{m: m, maxStates: maxStates, maxBytes: maxBytes}
 	var bound [257]bool
 	for i := range m.states {
-		if s := &m.states[i]; s.kind == nfaByte {
-			bound[s.lo] = true
-			bound[int(s.hi)+1] = true
+		if st := &m.states[i]; st.kind == nfaByte {
+			bound[st.lo] = true
+			bound[int(st.hi)+1] = true
 		}
 	}
 	cls := -1
@@ -127,86 +166,210 @@ func (c *compiler) determinize(m *nfa) (*rawDFA, error) {
 		if b == 0 || bound[b] {
 			cls++
 		}
-		r.classes[b] = uint8(cls)
+		s.classes[b] = uint8(cls)
 	}
-	k := cls + 1
-	r.k = k
-
+	s.k = cls + 1
 	ns := len(m.states)
-	// The epsilon closure of each NFA state is computed once, by depth-first
-	// search, and kept (core states only, sorted) in an arena; the closure
-	// of a bucket of states is then the union of cached lists, and the
-	// common one-state bucket needs no union and no sort at all. The arena
-	// is capped so that NFAs with long epsilon chains (whose closures sum
-	// to quadratic size) fall back to searching each time.
-	cacheCap := max(1<<20, 8*ns)
-	cacheOff := make([]int32, ns)
-	cacheLen := make([]int32, ns)
-	for i := range cacheOff {
-		cacheOff[i] = -1
+	s.live = m.coreachable()
+	s.cacheCap = max(1<<20, 8*ns)
+	s.cacheOff = make([]int32, ns)
+	s.cacheLen = make([]int32, ns)
+	for i := range s.cacheOff {
+		s.cacheOff[i] = -1
 	}
-	var arena []int32
-	dfs := newSparseSet(ns)
-	var stack, one []int32
-	closureOf := func(s int32) []int32 {
-		if o := cacheOff[s]; o >= 0 {
-			return arena[o : o+cacheLen[s]]
-		}
-		dfs.clear()
-		dfs.add(s)
-		stack = append(stack[:0], s)
-		one = one[:0]
-		for len(stack) > 0 {
-			s := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			st := &m.states[s]
-			if st.kind != nfaEps {
-				one = append(one, s)
-				continue
-			}
+	s.dfs = newSparseSet(ns)
+	s.ss = newSparseSet(ns)
+	s.buckets = make([][]int32, s.k)
+	s.t.off = []int32{0}
+	s.t.intern(nil) // id 0: the empty set, the dead state
+	s.accept = []bool{false}
+	return s
+}
+
+// coreachable marks the states from which the match state can be reached.
+func (m *nfa) coreachable() []bool {
+	n := len(m.states)
+	// Reverse edges in CSR form.
+	deg := make([]int32, n+1)
+	for i := range m.states {
+		st := &m.states[i]
+		switch st.kind {
+		case nfaByte:
+			deg[st.next+1]++
+		case nfaEps:
 			for _, t := range m.targets(st) {
-				if !dfs.has(t) {
-					dfs.add(t)
-					stack = append(stack, t)
-				}
+				deg[t+1]++
 			}
 		}
-		slices.Sort(one)
-		if len(arena)+len(one) > cacheCap {
-			return one
-		}
-		cacheOff[s], cacheLen[s] = int32(len(arena)), int32(len(one))
-		arena = append(arena, one...)
-		return arena[cacheOff[s] : int(cacheOff[s])+len(one)]
 	}
-	ss := newSparseSet(ns)
-	var buf []int32
-	closure := func(seeds []int32) []int32 {
-		if len(seeds) == 1 {
-			return closureOf(seeds[0])
-		}
-		ss.clear()
-		buf = buf[:0]
-		for _, s := range seeds {
-			for _, x := range closureOf(s) {
-				if !ss.has(x) {
-					ss.add(x)
-					buf = append(buf, x)
-				}
+	for i := 1; i <= n; i++ {
+		deg[i] += deg[i-1]
+	}
+	pred := make([]int32, deg[n])
+	pos := append([]int32(nil), deg[:n]...)
+	for i := range m.states {
+		st := &m.states[i]
+		switch st.kind {
+		case nfaByte:
+			pred[pos[st.next]] = int32(i)
+			pos[st.next]++
+		case nfaEps:
+			for _, t := range m.targets(st) {
+				pred[pos[t]] = int32(i)
+				pos[t]++
 			}
 		}
-		slices.Sort(buf)
-		return buf
 	}
+	live := make([]bool, n)
+	live[nfaAccept] = true
+	queue := []int32{nfaAccept}
+	for len(queue) > 0 {
+		t := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, p := range pred[deg[t]:deg[t+1]] {
+			if !live[p] {
+				live[p] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	return live
+}
 
-	var t setTable
-	t.off = []int32{0}
-	t.intern(nil) // id 0: the empty set, the dead state
-	// Grammar NFAs determinize to roughly a quarter as many DFA states as
-	// NFA states; sizing the table for that avoids most regrowth.
-	r.trans = make([]int32, k, (len(m.states)/4+16)*k)
-	r.accept = []bool{false}
+// closureOf returns the live core states reachable from NFA state s by
+// epsilon moves, sorted. The result may alias internal buffers.
+func (s *subsets) closureOf(q int32) []int32 {
+	if o := s.cacheOff[q]; o >= 0 {
+		return s.arena[o : o+s.cacheLen[q]]
+	}
+	m := s.m
+	s.dfs.clear()
+	s.dfs.add(q)
+	s.stack = append(s.stack[:0], q)
+	s.one = s.one[:0]
+	for len(s.stack) > 0 {
+		q := s.stack[len(s.stack)-1]
+		s.stack = s.stack[:len(s.stack)-1]
+		st := &m.states[q]
+		if !s.live[q] {
+			continue
+		}
+		if st.kind != nfaEps {
+			s.one = append(s.one, q)
+			continue
+		}
+		for _, t := range m.targets(st) {
+			if !s.dfs.has(t) {
+				s.dfs.add(t)
+				s.stack = append(s.stack, t)
+			}
+		}
+	}
+	slices.Sort(s.one)
+	if len(s.arena)+len(s.one) > s.cacheCap {
+		return s.one
+	}
+	s.cacheOff[q], s.cacheLen[q] = int32(len(s.arena)), int32(len(s.one))
+	s.arena = append(s.arena, s.one...)
+	return s.arena[s.cacheOff[q] : int(s.cacheOff[q])+len(s.one)]
+}
 
+// closure returns the union of the closures of seeds, sorted. The result
+// may alias internal buffers.
+func (s *subsets) closure(seeds []int32) []int32 {
+	if len(seeds) == 1 {
+		return s.closureOf(seeds[0])
+	}
+	s.ss.clear()
+	s.buf = s.buf[:0]
+	for _, q := range seeds {
+		for _, x := range s.closureOf(q) {
+			if !s.ss.has(x) {
+				s.ss.add(x)
+				s.buf = append(s.buf, x)
+			}
+		}
+	}
+	slices.Sort(s.buf)
+	return s.buf
+}
+
+// numStates returns the number of DFA states created, the dead state
+// included.
+func (s *subsets) numStates() int { return s.t.len() }
+
+// state interns set as a DFA state, within the budgets.
+func (s *subsets) state(set []int32) (int32, error) {
+	id, added := s.t.intern(set)
+	if added {
+		if s.t.len() > s.maxStates {
+			return 0, limitErr(ErrTooManyDFAStates, int64(s.maxStates), int64(s.t.len()))
+		}
+		if b := int64(s.t.len()) * int64(s.k) * 4; b > s.maxBytes {
+			return 0, limitErr(ErrTooManyDFABytes, s.maxBytes, b)
+		}
+		s.accept = append(s.accept, len(set) > 0 && set[0] == nfaAccept)
+	}
+	return id, nil
+}
+
+// start returns the DFA state of the NFA's start (0 when the language is
+// empty).
+func (s *subsets) start() (int32, error) {
+	return s.state(s.closure([]int32{s.m.start}))
+}
+
+// row appends the successors of DFA state d, one per class, to dst, creating
+// new states as needed, and returns the amount of work done (set sizes
+// touched). For each class the successors of d's byte states are bucketed;
+// a class whose bucket equals the previous class's reuses its result, so
+// wide classes (any UTF-8 continuation byte, say) cost one closure, not one
+// per class.
+func (s *subsets) row(d int32, dst []int32) ([]int32, int, error) {
+	set := s.t.get(d)
+	work := len(set)
+	for _, q := range set {
+		st := &s.m.states[q]
+		if st.kind != nfaByte {
+			continue
+		}
+		for cl := int(s.classes[st.lo]); cl <= int(s.classes[st.hi]); cl++ {
+			s.buckets[cl] = append(s.buckets[cl], st.next)
+		}
+	}
+	defer func() {
+		for cl := range s.k {
+			s.buckets[cl] = s.buckets[cl][:0]
+		}
+	}()
+	for cl := range s.k {
+		switch {
+		case len(s.buckets[cl]) == 0:
+			dst = append(dst, 0)
+		case cl > 0 && slices.Equal(s.buckets[cl], s.buckets[cl-1]):
+			dst = append(dst, dst[len(dst)-1])
+		default:
+			next := s.closure(s.buckets[cl])
+			work += len(next) + len(s.buckets[cl])
+			id, err := s.state(next)
+			if err != nil {
+				return dst, work, err
+			}
+			dst = append(dst, id)
+		}
+	}
+	return dst, work, nil
+}
+
+// memoryBytes estimates the memory held by the construction.
+func (s *subsets) memoryBytes() int64 {
+	return int64(cap(s.t.arena)+cap(s.t.off)+cap(s.t.slots)+cap(s.arena)+2*len(s.cacheOff))*4 +
+		int64(cap(s.t.hash))*8 + int64(cap(s.accept)) + 2*int64(len(s.live))*8
+}
+
+func (c *compiler) determinize(m *nfa) (*rawDFA, error) {
+	s := newSubsets(m, c.opts.MaxDFAStates, int64(c.opts.MaxDFABytes))
+	r := &rawDFA{classes: s.classes, k: s.k}
 	var work int64
 	addWork := func(n int) error {
 		work += int64(n)
@@ -218,66 +381,27 @@ func (c *compiler) determinize(m *nfa) (*rawDFA, error) {
 		}
 		return c.poll()
 	}
-	newState := func(set []int32) (int32, error) {
-		id, added := t.intern(set)
-		if added {
-			if t.len() > c.opts.MaxDFAStates {
-				return 0, limitErr(ErrTooManyDFAStates, int64(c.opts.MaxDFAStates), int64(t.len()))
-			}
-			if b := int64(t.len()) * int64(k) * 4; b > int64(c.opts.MaxDFABytes) {
-				return 0, limitErr(ErrTooManyDFABytes, int64(c.opts.MaxDFABytes), b)
-			}
-			r.accept = append(r.accept, len(set) > 0 && set[0] == nfaAccept)
-		}
-		return id, nil
-	}
-
-	start := closure([]int32{m.start})
-	if err := addWork(len(start)); err != nil {
-		return nil, err
-	}
-	id, err := newState(start)
+	// Grammar NFAs determinize to roughly a quarter as many DFA states as
+	// NFA states; sizing the table for that avoids most regrowth.
+	r.trans = make([]int32, s.k, (len(m.states)/4+16)*s.k)
+	start, err := s.start()
 	if err != nil {
 		return nil, err
 	}
-	r.start = id
-
-	buckets := make([][]int32, k)
-	for d := int32(1); int(d) < t.len(); d++ {
-		set := t.get(d)
-		if err := addWork(len(set)); err != nil {
+	if err := addWork(len(s.t.get(start))); err != nil {
+		return nil, err
+	}
+	r.start = start
+	for d := int32(1); int(d) < s.numStates(); d++ {
+		var n int
+		r.trans, n, err = s.row(d, r.trans)
+		if err != nil {
 			return nil, err
 		}
-		for _, q := range set {
-			st := &m.states[q]
-			if st.kind != nfaByte {
-				continue
-			}
-			for cl := int(r.classes[st.lo]); cl <= int(r.classes[st.hi]); cl++ {
-				buckets[cl] = append(buckets[cl], st.next)
-			}
-		}
-		for cl := range k {
-			switch {
-			case len(buckets[cl]) == 0:
-				r.trans = append(r.trans, 0)
-			case cl > 0 && slices.Equal(buckets[cl], buckets[cl-1]):
-				r.trans = append(r.trans, r.trans[len(r.trans)-1])
-			default:
-				next := closure(buckets[cl])
-				if err := addWork(len(next) + len(buckets[cl])); err != nil {
-					return nil, err
-				}
-				id, err := newState(next)
-				if err != nil {
-					return nil, err
-				}
-				r.trans = append(r.trans, id)
-			}
-		}
-		for cl := range k {
-			buckets[cl] = buckets[cl][:0]
+		if err := addWork(n); err != nil {
+			return nil, err
 		}
 	}
+	r.accept = s.accept
 	return r, nil
 }

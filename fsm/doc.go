@@ -18,6 +18,14 @@
 //  4. minimizes it (Hopcroft/Valmari partition refinement) and renumbers it
 //     canonically, dead state first, into a *DFA.
 //
+// CompileConstraint, what the server and the benchmarks use, stops after
+// step 1 for the outer NFA: the constraint determinizes it lazily, creating
+// a DFA state when a mask, Accept or Forced call first reaches it (lazy.go),
+// so the time to the first mask no longer grows with the whole DFA; it is
+// the same language, unminimized (equal masks are interned anyway). Compile
+// (the whole minimized DFA) stays for products, complements, golden dumps
+// and fsmdump.
+//
 // Every step runs under the budgets in Options (NFA states, DFA states and
 // table bytes, determinization work, repeat counts, nesting depth, a time
 // budget and an optional context) and fails with an *Error whose Code says

@@ -29,7 +29,10 @@ func BenchmarkMask(b *testing.B) {
 		sc := ti.newScratch()
 		var pop int
 		for b.Loop() {
-			w := c.computeBits(q, sc, slicing)
+			w, err := c.computeBits(q, sc, slicing)
+			if err != nil {
+				b.Fatal(err)
+			}
 			_, pop = hashWords(w)
 		}
 		b.ReportMetric(float64(pop), "allowed")

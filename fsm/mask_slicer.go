@@ -1,6 +1,9 @@
 package fsm
 
-import "slices"
+import (
+	"slices"
+	"sync/atomic"
+)
 
 // The slicer, adapted to a DFA (constrained-decoding.md §1.5, after
 // llguidance's docs/optimizations.md).
@@ -137,10 +140,10 @@ const noBound = int(^uint(0) >> 1)
 // sliceBounds returns sound approximations of safe(q) and dead(q) (see the
 // file comment): every string of at most safe string-safe characters keeps q
 // alive, and every string of dead or more kills it (noBound: unknown or ∞).
-func (c *Constraint) sliceBounds(q StateID, sc *maskScratch) (safe, dead int) {
+func (c *Constraint) sliceBounds(q StateID, sc *maskScratch) (safe, dead int, err error) {
 	c.uOnce.Do(c.initUEdges)
 	limit := c.ti.maxChars
-	trans, k := c.dfa.Trans, c.k
+	tab, k := c.tab.Load(), c.k
 	cur := append(sc.cur[:0], q) // R_n, sorted, no duplicates
 	next := sc.next[:0]
 	stack := sc.stack2[:0]
@@ -148,7 +151,7 @@ func (c *Constraint) sliceBounds(q StateID, sc *maskScratch) (safe, dead int) {
 	safe = -1 // set at the first kill
 	fuel := slicerFuel
 	// Dedupe per layer with generation stamps over (state, U state).
-	if need := c.dfa.NumStates() * utf8SafeStates; len(sc.stamp) < need {
+	if need := c.numStates() * utf8SafeStates; len(sc.stamp) < need {
 		sc.stamp = make([]uint32, need)
 		sc.gen = 0
 	}
@@ -173,20 +176,31 @@ func (c *Constraint) sliceBounds(q StateID, sc *maskScratch) (safe, dead int) {
 					if safe < 0 {
 						safe = n
 					}
-					return safe, noBound
+					return safe, noBound, nil
 				}
 				for _, e := range edges {
-					t := trans[row+int(e.class)]
+					v := atomic.LoadUint32(&tab.trans[row+int(e.class)])
+					if v == unknownState {
+						if tab, err = c.lazy.expand(c, nd.s); err != nil {
+							return 0, 0, err
+						}
+						v = atomic.LoadUint32(&tab.trans[row+int(e.class)])
+					}
+					t := StateID(v / uint32(k))
 					if t == DeadState {
 						if n == 0 {
 							// safe = 0: no slice applies, and the caller
 							// walks the full trie without needing dead.
-							return 0, noBound
+							return 0, noBound, nil
 						}
 						killed = true
 						continue
 					}
 					key := int(t)*utf8SafeStates + int(e.next)
+					if key >= len(sc.stamp) {
+						// A lazy constraint created states on the way.
+						sc.stamp = append(sc.stamp, make([]uint32, max(key+utf8SafeStates, 2*len(sc.stamp))-len(sc.stamp))...)
+					}
 					if sc.stamp[key] == gen {
 						continue
 					}
@@ -203,7 +217,7 @@ func (c *Constraint) sliceBounds(q StateID, sc *maskScratch) (safe, dead int) {
 			safe = n // some string of n+1 characters kills q, none shorter
 		}
 		if len(next) == 0 {
-			return max(safe, 0), n + 1 // every string of n+1 characters kills q
+			return max(safe, 0), n + 1, nil // every string of n+1 characters kills q
 		}
 		slices.Sort(next)
 		switch {
@@ -213,13 +227,13 @@ func (c *Constraint) sliceBounds(q StateID, sc *maskScratch) (safe, dead int) {
 			if safe < 0 {
 				safe = noBound
 			}
-			return safe, noBound
+			return safe, noBound, nil
 		case n+1 > limit:
 			// No token is longer than limit characters: nothing to gain.
 			if safe < 0 {
 				safe = n + 1
 			}
-			return safe, noBound
+			return safe, noBound, nil
 		}
 		cur, next = next, cur
 	}

@@ -120,9 +120,16 @@ func TestSlicedEqualsPlain(t *testing.T) {
 		c := tokMustConstraint(t, tc.d, ti, ConstraintOptions{})
 		sc := ti.newScratch()
 		for _, q := range tokLiveStates(tc.d) {
-			plain := slices.Clone(c.plainMask(q))
+			plain, err := c.plainMask(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain = slices.Clone(plain)
 			before := c.sliced.Load()
-			sliced := c.computeBits(q, sc, true)
+			sliced, err := c.computeBits(q, sc, true)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if c.sliced.Load() > before {
 				usedAny = true
 			}
@@ -178,7 +185,10 @@ func TestSliceBounds(t *testing.T) {
 		if q == DeadState {
 			t.Fatalf("%s: prefix %q is rejected", tt.name, tt.prefix)
 		}
-		safe, dead := c.sliceBounds(q, sc)
+		safe, dead, err := c.sliceBounds(q, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if (tt.safe == inf && safe < ti.maxChars) || (tt.safe != inf && safe != tt.safe) || dead != tt.dead {
 			t.Errorf("%s: sliceBounds = %d, %d; want %d, %d", tt.name, safe, dead, tt.safe, tt.dead)
 		}
@@ -266,8 +276,9 @@ func TestWalkPrunes(t *testing.T) {
 	d := tokStringDFA(-1)
 	c := tokMustConstraint(t, d, ti, ConstraintOptions{})
 	k := uint32(c.k)
-	start := ti.full.countVisited(c.trans, &c.classes, uint32(d.Start)*k)
-	body := ti.full.countVisited(c.trans, &c.classes, uint32(d.Run(d.Start, []byte(`"`)))*k)
+	trans := c.tab.Load().trans
+	start := ti.full.countVisited(trans, &c.classes, uint32(d.Start)*k)
+	body := ti.full.countVisited(trans, &c.classes, uint32(d.Run(d.Start, []byte(`"`)))*k)
 	if n := len(ti.full.nodes); start > 2000 || body < n/2 {
 		t.Errorf("visited nodes: start %d, body %d of %d; want start ≤ 2000 (pruned) and body ≥ half", start, body, n)
 	}

@@ -41,7 +41,7 @@ func (m *Matcher) Err() error { return m.err }
 // IsAccepting reports whether the text so far is a complete match (EOS is
 // allowed now), or EOS was already accepted. It is false after an error.
 func (m *Matcher) IsAccepting() bool {
-	return m.err == nil && (m.finished || m.c.dfa.Accept[m.state])
+	return m.err == nil && (m.finished || m.c.accepting(m.state))
 }
 
 // IsTerminated reports whether nothing but EOS can follow: EOS was accepted,
@@ -51,7 +51,18 @@ func (m *Matcher) IsTerminated() bool {
 	if m.err != nil {
 		return false
 	}
-	return m.finished || (m.c.dfa.Accept[m.state] && m.c.info[m.state]&stateLive == 0)
+	if m.finished {
+		return true
+	}
+	if !m.c.accepting(m.state) {
+		return false
+	}
+	f, err := m.c.infoOf(m.state)
+	if err != nil {
+		m.err = err
+		return false
+	}
+	return f&stateLive == 0
 }
 
 // IsFinished reports whether an EOS token has been accepted.
@@ -117,7 +128,7 @@ func (m *Matcher) Accept(t TokenID) error {
 		return m.err
 	}
 	if ti.isEOS[t] {
-		if !m.finished && !m.c.dfa.Accept[m.state] {
+		if !m.finished && !m.c.accepting(m.state) {
 			m.err = tokError(ErrTokenRejected, "EOS token %d is not allowed: the output is incomplete (state %d)", t, m.state)
 			return m.err
 		}
@@ -129,7 +140,11 @@ func (m *Matcher) Accept(t TokenID) error {
 		m.err = tokError(ErrFinished, "token %d after EOS", t)
 		return m.err
 	}
-	next := m.c.dfa.Run(m.state, ti.tokens[t])
+	next, err := m.c.run(m.state, ti.tokens[t])
+	if err != nil {
+		m.err = err
+		return err
+	}
 	if next == DeadState {
 		m.err = tokError(ErrTokenRejected, "token %d (%q) is not allowed in state %d", t, ti.tokens[t], m.state)
 		return m.err
@@ -189,7 +204,9 @@ func (m *Matcher) Forced(max int) []TokenID {
 			break
 		}
 		out = append(out, TokenID(id))
-		s = m.c.dfa.Run(s, m.c.ti.tokens[id])
+		if s, err = m.c.run(s, m.c.ti.tokens[id]); err != nil {
+			break
+		}
 	}
 	return out
 }
@@ -205,14 +222,16 @@ func (m *Matcher) ForcedBytes() []byte {
 	}
 	var out []byte
 	s := m.state
-	for range len(m.c.info) {
-		f := m.c.info[s]
-		if f&stateForced == 0 {
+	for steps := 0; steps <= m.c.numStates(); steps++ {
+		f, err := m.c.infoOf(s)
+		if err != nil || f&stateForced == 0 {
 			break
 		}
 		b := byte(f)
 		out = append(out, b)
-		s = m.c.dfa.Next(s, b)
+		if s, err = m.c.run(s, []byte{b}); err != nil {
+			break
+		}
 	}
 	return out
 }
@@ -229,7 +248,11 @@ func (m *Matcher) AcceptBytes(bs []byte) error {
 		m.err = tokError(ErrFinished, "bytes after EOS")
 		return m.err
 	}
-	next := m.c.dfa.Run(m.state, bs)
+	next, err := m.c.run(m.state, bs)
+	if err != nil {
+		m.err = err
+		return err
+	}
 	if next == DeadState {
 		m.err = tokError(ErrTokenRejected, "bytes %q are not allowed in state %d", bs, m.state)
 		return m.err

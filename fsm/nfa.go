@@ -110,6 +110,7 @@ type builder struct {
 	shared map[*Node]bool // nodes with more than one parent: the only ones memoized
 	memo   map[memoKey]int32
 	tmpls  map[*Node]*runeTemplate
+	frags  map[*Node]*fragment // repeated nodes' first builds (copyOf)
 }
 
 func newBuilder(c *compiler, root *Node) *builder {
@@ -119,6 +120,7 @@ func newBuilder(c *compiler, root *Node) *builder {
 		shared: sharedNodes(root),
 		memo:   make(map[memoKey]int32),
 		tmpls:  make(map[*Node]*runeTemplate),
+		frags:  make(map[*Node]*fragment),
 	}
 	b.m.states[nfaFail] = nfaState{kind: nfaEps}
 	b.m.states[nfaAccept] = nfaState{kind: nfaMatch}
@@ -341,7 +343,7 @@ func (b *builder) repeat(n *Node, k int32) (int32, error) {
 	} else {
 		// x{0,j} as nested options: (x(x(x)?)?)?, every exit to k.
 		for range hi - lo {
-			body, err := b.build(x, s)
+			body, err := b.copyOf(x, s, hi)
 			if err != nil {
 				return 0, err
 			}
@@ -352,11 +354,80 @@ func (b *builder) repeat(n *Node, k int32) (int32, error) {
 	}
 	for range lo {
 		var err error
-		if s, err = b.build(x, s); err != nil {
+		if s, err = b.copyOf(x, s, max(lo, hi)); err != nil {
 			return 0, err
 		}
 	}
 	return s, nil
+}
+
+// repeatTemplateMin is the repeat count from which the copies of a repeated
+// node are stamped from one built fragment instead of built one by one.
+const repeatTemplateMin = 8
+
+// fragment is a built sub-NFA that can be stamped again with another
+// continuation: states [lo, hi) and eps targets [epsLo, epsHi) of the NFA,
+// entered at start, where exit stands for the continuation.
+type fragment struct {
+	lo, hi, epsLo, epsHi int32
+	start, exit          int32
+}
+
+// copyOf builds x continuing at k. For a node repeated n ≥
+// repeatTemplateMin times it builds x once (the first time, with a
+// placeholder continuation) and stamps every later copy from that fragment
+// by relocating its states, which is several times cheaper than building
+// (memo lookups, splits, templates) and yields the same graph. Copies of a
+// repeat always continue at different states, so no memo sharing is lost.
+func (b *builder) copyOf(x *Node, k int32, n int) (int32, error) {
+	if n < repeatTemplateMin || k == nfaFail {
+		return b.build(x, k)
+	}
+	f, ok := b.frags[x]
+	if !ok {
+		exit, err := b.add(nfaState{kind: nfaEps})
+		if err != nil {
+			return 0, err
+		}
+		f = &fragment{lo: exit + 1, epsLo: int32(len(b.m.eps)), exit: exit}
+		if f.start, err = b.build(x, exit); err != nil {
+			return 0, err
+		}
+		f.hi, f.epsHi = int32(len(b.m.states)), int32(len(b.m.eps))
+		b.frags[x] = f
+		// This first instance continues at k through the placeholder.
+		b.setTargets(exit, []int32{k})
+		return f.start, nil
+	}
+	size := f.hi - f.lo
+	if len(b.m.states)+int(size) > b.c.opts.MaxNFAStates {
+		return 0, limitErr(ErrTooManyNFAStates, int64(b.c.opts.MaxNFAStates), int64(len(b.m.states))+int64(size))
+	}
+	delta := int32(len(b.m.states)) - f.lo
+	epsDelta := int32(len(b.m.eps)) - f.epsLo
+	reloc := func(t int32) int32 {
+		switch {
+		case t == f.exit:
+			return k
+		case t >= f.lo && t < f.hi:
+			return t + delta
+		}
+		return t // fail, or a state outside the fragment
+	}
+	for i := f.lo; i < f.hi; i++ {
+		st := b.m.states[i]
+		switch st.kind {
+		case nfaByte:
+			st.next = reloc(st.next)
+		case nfaEps:
+			st.next += epsDelta
+		}
+		b.m.states = append(b.m.states, st)
+	}
+	for i := f.epsLo; i < f.epsHi; i++ {
+		b.m.eps = append(b.m.eps, reloc(b.m.eps[i]))
+	}
+	return reloc(f.start), nil
 }
 
 func (b *builder) runes(n *Node, k int32) (int32, error) {

@@ -54,6 +54,7 @@ package fsm
 import (
 	"bytes"
 	"slices"
+	"sync/atomic"
 )
 
 // trieNode is one flattened trie node; see the file comment for the layout.
@@ -135,20 +136,33 @@ func buildTrie(tokens [][]byte, ids []TokenID, sentinel uint32) trie {
 type trieStack [trieMaxDepth + 1]uint32
 
 // walk ORs into mask the bit of every token in t whose bytes lead from the
-// premultiplied state start to a live state. trans is the premultiplied
-// transition table (dead = 0) and classes the DFA's byte classes. mask must
-// have room for the sentinel bit, which the walk sets and leaves set.
+// premultiplied state start to a live state, reading wk's table (premultiplied,
+// dead = 0; unknownState where a lazy constraint has not expanded a state
+// yet, which the walk then asks wk to do). mask must have room for the
+// sentinel bit, which the walk sets and leaves set. After an expansion error
+// (wk.err) the walk stops early and the mask is incomplete.
 //
 // This is the hot loop of mask computation: no interface calls, no maps, and
 // the stack is a fixed array indexed by a masked depth so that its bounds
-// checks disappear. stack is caller-provided scratch.
-func (t *trie) walk(trans []uint32, classes *[256]uint8, start uint32, mask []uint64, stack *trieStack) {
+// checks disappear. Entries are read with atomic loads (plain moves on the
+// usual platforms) because a lazy constraint's writer fills rows that other
+// readers may be walking. stack is caller-provided scratch.
+func (t *trie) walk(wk *walker, start uint32, mask []uint64, stack *trieStack) {
 	stack[0] = start
 	nodes := t.nodes
+	trans, classes := wk.t.trans, &wk.c.classes
 	for p := 0; p < len(nodes); {
 		n := nodes[p]
 		d := n.w1 & trieMaxDepth
-		s := trans[stack[(d-1)&trieMaxDepth]+uint32(classes[uint8(n.w0)])]
+		from := stack[(d-1)&trieMaxDepth]
+		i := from + uint32(classes[uint8(n.w0)])
+		s := atomic.LoadUint32(&trans[i])
+		if s == unknownState {
+			if trans = wk.expand(from); trans == nil {
+				return
+			}
+			s = atomic.LoadUint32(&trans[i])
+		}
 		if s == 0 {
 			p += int(n.w1 >> 10)
 			continue
@@ -160,8 +174,6 @@ func (t *trie) walk(trans []uint32, classes *[256]uint8, start uint32, mask []ui
 	}
 }
 
-// countVisited returns how many nodes walk visits from start (for tests and
-// benchmarks that report the work done).
 func (t *trie) countVisited(trans []uint32, classes *[256]uint8, start uint32) int {
 	var stack trieStack
 	stack[0] = start

@@ -36,7 +36,14 @@ type seq interface {
 func newEngine(cfg config) (engine, error) {
 	switch cfg.engine {
 	case "conform":
-		return newConformEngine(cfg.tokenizer, grammar.Options{MaxWhitespace: cfg.maxWS})
+		e, err := newConformEngine(cfg.tokenizer, grammar.Options{MaxWhitespace: cfg.maxWS})
+		if err == nil {
+			if cfg.phases {
+				e.ph = &phases{}
+			}
+			e.eager = cfg.eager
+		}
+		return e, err
 	case "llamacpp":
 		return newLlamaEngine(cfg)
 	default:
@@ -50,6 +57,8 @@ type conformEngine struct {
 	idx   *fsm.TokenIndex
 	w     int
 	gopts grammar.Options
+	ph    *phases // nil unless -phases
+	eager bool    // -eager: whole minimized DFA before the first mask
 }
 
 func newConformEngine(path string, gopts grammar.Options) (*conformEngine, error) {
@@ -82,17 +91,37 @@ func (e *conformEngine) encode(text string) []int32 {
 }
 
 func (e *conformEngine) compile(schema []byte, deadline time.Time) (compiled, error) {
+	t0 := time.Now()
 	res, err := grammar.CompileSchema(schema, e.gopts)
 	if err != nil {
 		return nil, err
 	}
-	d, err := fsm.Compile(res.Node, fsm.Options{Timeout: time.Until(deadline)})
-	if err != nil {
-		return nil, err
+	t1 := time.Now()
+	var st fsm.Stats
+	opts := fsm.Options{Timeout: time.Until(deadline), Stats: &st}
+	var c *fsm.Constraint
+	if e.eager {
+		d, err := fsm.Compile(res.Node, opts)
+		if err != nil {
+			return nil, err
+		}
+		c, err = fsm.NewConstraint(d, e.idx, fsm.ConstraintOptions{TrustTrimmed: true})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		c, err = fsm.CompileConstraint(res.Node, e.idx, opts, fsm.ConstraintOptions{})
+		if err != nil {
+			return nil, err
+		}
 	}
-	c, err := fsm.NewConstraint(d, e.idx, fsm.ConstraintOptions{})
-	if err != nil {
-		return nil, err
+	if e.ph != nil {
+		total := time.Since(t1)
+		e.ph.add(phaseRecord{
+			grammar: t1.Sub(t0), nfa: st.NFATime, det: st.DetTime, min: st.MinTime,
+			constraint: total - st.NFATime - st.DetTime - st.MinTime,
+			nfaStates:  st.NFAStates, dfaStates: c.Stats().States,
+		})
 	}
 	return &conformCompiled{c: c, w: e.w}, nil
 }

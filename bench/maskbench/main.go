@@ -19,6 +19,8 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
+	"strings"
 )
 
 func main() {
@@ -35,7 +37,22 @@ func main() {
 	flag.StringVar(&cfg.split, "split", "", "only schemas whose split has this prefix")
 	flag.IntVar(&cfg.every, "every", 1, "take every N-th schema (a sample across all splits)")
 	flag.IntVar(&cfg.maxWS, "max-ws", 0, "grammar MaxWhitespace (0 = the grammar default)")
+	flag.BoolVar(&cfg.phases, "phases", false, "print where time to first mask goes, by phase (conform engine)")
+	flag.BoolVar(&cfg.eager, "eager", false, "build each schema's whole minimized DFA before the first mask (the pre-lazy path, for comparison)")
+	idsFile := flag.String("ids", "", "file of schema ids, one per line: run only those")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *idsFile != "" {
+		b, err := os.ReadFile(*idsFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "maskbench:", err)
+			os.Exit(2)
+		}
+		cfg.ids = map[string]bool{}
+		for _, id := range strings.Fields(string(b)) {
+			cfg.ids[id] = true
+		}
+	}
 	if cfg.data == "" || cfg.tokenizer == "" {
 		fmt.Fprintln(os.Stderr, "maskbench: -data and -tokenizer are required")
 		flag.Usage()
@@ -48,6 +65,17 @@ func main() {
 	// A soft memory limit keeps the heap of one big constraint from inflating
 	// the peak RSS of the whole run; the default GOGC applies below it.
 	debug.SetMemoryLimit(3 << 30)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "maskbench:", err)
+			os.Exit(2)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(cfg, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "maskbench:", err)
 		os.Exit(1)

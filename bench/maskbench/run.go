@@ -22,7 +22,8 @@ type config struct {
 	data, tokenizer, tokens, jsonOut, engine, split string
 	limit, threads, every, maxWS                    int
 	timeout                                         time.Duration
-	verbose                                         bool
+	ids                                             map[string]bool // -ids: only these schemas
+	verbose, phases, eager                          bool
 }
 
 // entry is one line of dev.jsonl.
@@ -79,6 +80,9 @@ func loadEntries(cfg config) ([]*entry, error) {
 			return nil, fmt.Errorf("%s line %d: %w", cfg.data, len(out)+1, err)
 		}
 		if cfg.split != "" && !strings.HasPrefix(e.Split, cfg.split) {
+			continue
+		}
+		if cfg.ids != nil && !cfg.ids[e.ID] {
 			continue
 		}
 		if line++; cfg.every > 1 && (line-1)%cfg.every != 0 {
@@ -164,6 +168,9 @@ func run(cfg config, w io.Writer) error {
 	wg.Wait()
 	rep := summarize(results, time.Since(start))
 	rep.print(w, cfg)
+	if ce, ok := eng.(*conformEngine); ok && ce.ph != nil {
+		ce.ph.print(w)
+	}
 	if cfg.jsonOut != "" {
 		b, err := json.MarshalIndent(rep, "", " ")
 		if err != nil {
@@ -205,8 +212,9 @@ func runSchema(eng engine, e *entry, cfg config) *schemaResult {
 			toks = eng.encode(test.Text)
 		}
 		s.reset()
-		accepted := true
-		for _, tok := range toks {
+		accepted, at := true, 0
+		for i, tok := range toks {
+			at = i
 			t1 := time.Now()
 			ferr := s.fillMask(mask)
 			ok := ferr == nil && tok >= 0 && int(tok) < len(mask)*64 && mask[tok>>6]&(1<<(uint(tok)&63)) != 0
@@ -230,7 +238,7 @@ func runSchema(eng engine, e *entry, cfg config) *schemaResult {
 			if accepted {
 				validationErr = fmt.Sprintf("test #%d: valid instance fully accepted but not in an accepting state", ti)
 			} else {
-				validationErr = fmt.Sprintf("test #%d: valid instance rejected", ti)
+				validationErr = fmt.Sprintf("test #%d: valid instance rejected at token %d of %d", ti, at, len(toks))
 			}
 		case !test.Valid && accepted:
 			invalidationErr = fmt.Sprintf("test #%d: invalid instance accepted", ti)

@@ -52,11 +52,9 @@ func (s *Server) constraintFor(ctx context.Context, m *Model, spec constraint.Sp
 	key := fsm.CacheKey{Constraint: res.Key, Options: res.Options, Vocab: m.Index.Fingerprint()}
 	c, err := s.cache.Get(ctx, key, func() (*fsm.Constraint, error) {
 		t0 := time.Now()
-		d, err := fsm.Compile(res.Node, fsm.Options{Context: ctx})
-		if err != nil {
-			return nil, err
-		}
-		c, err := fsm.NewConstraint(d, m.Index, fsm.ConstraintOptions{})
+		// Lazy determinization: the first mask needs only the states
+		// its tokens reach; the rest are built as decoding reaches them.
+		c, err := fsm.CompileConstraint(res.Node, m.Index, fsm.Options{Context: ctx}, fsm.ConstraintOptions{})
 		s.metrics.compile.Observe(time.Since(t0).Seconds())
 		return c, err
 	})

@@ -1,0 +1,165 @@
+package fsm
+
+// Lazy constraints: determinization on demand.
+//
+// Compile builds the whole DFA of a schema before the first mask: subset
+// construction of every reachable state, then trimming and minimization.
+// For a large schema that is most of the time to first mask (tens of
+// thousands of states, of which one generation visits a few hundred).
+// CompileConstraint instead keeps the Thompson NFA and creates DFA states as
+// they are reached: the start state's row and the states its tokens lead to
+// are all the first mask needs; every later mask, Accept or Forced call
+// expands the states it touches, once, for every matcher of the constraint.
+//
+// The language is the same: a DFA state is a set of live NFA states (the
+// NFA is trimmed of states that cannot reach the match state, so every
+// non-empty set can reach acceptance and the dead state is exactly the
+// empty set, as in a trimmed DFA). The states are not minimized, so two
+// equivalent states may each get a mask; masks are interned, so equal masks
+// are stored once anyway.
+//
+// Budgets: the DFA state and table budgets of Options apply to the states
+// created so far; exceeding them makes the mask or Accept call that needed
+// the state fail with the limit error, and the constraint stays failed
+// (sticky) from then on. Each expansion is bounded by the NFA's size.
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// lazyDet is a lazy constraint's determinizer: the subset construction of
+// its NFA, advanced one state at a time under mu.
+type lazyDet struct {
+	mu     sync.Mutex
+	s      *subsets
+	row    []int32 // scratch: the row being computed
+	err    error   // the first expansion error (sticky)
+	states atomic.Int64
+	mem    atomic.Int64 // memory of the construction, for MemoryBytes
+}
+
+// CompileConstraint compiles n for the vocabulary ti into a Constraint whose
+// DFA is determinized lazily (see the file comment); the result decodes
+// exactly the language Compile(n) would give. A node that is itself an
+// intersection or complement needs its whole DFA and is compiled eagerly
+// (Compile, then NewConstraint). Errors are Compile's (budgets, malformed
+// nodes) and NewConstraint's (ErrEmptyLanguage).
+func CompileConstraint(n *Node, ti *TokenIndex, opts Options, copts ConstraintOptions) (*Constraint, error) {
+	if ti == nil {
+		return nil, tokError(ErrBadDFA, "nil TokenIndex")
+	}
+	c := newCompiler(opts)
+	if n == nil || n.Op == OpAnd || n.Op == OpNot {
+		d, err := c.dfaOf(n)
+		if err != nil {
+			return nil, err
+		}
+		copts.TrustTrimmed = true
+		return NewConstraint(d, ti, copts)
+	}
+	t0 := time.Now()
+	m, err := c.nfaOf(n)
+	if err != nil {
+		return nil, err
+	}
+	if st := c.opts.Stats; st != nil {
+		st.NFAStates += len(m.states)
+		st.NFATime += time.Since(t0)
+	}
+	return newLazyConstraint(m, ti, c.opts, copts)
+}
+
+// lazyInitialStates is the first table's capacity, in states.
+const lazyInitialStates = 64
+
+func newLazyConstraint(m *nfa, ti *TokenIndex, opts Options, copts ConstraintOptions) (*Constraint, error) {
+	s := newSubsets(m, opts.MaxDFAStates, int64(opts.MaxDFABytes))
+	start, err := s.start()
+	if err != nil {
+		return nil, err
+	}
+	if start == 0 {
+		return nil, tokError(ErrEmptyLanguage, "the constraint accepts no string")
+	}
+	c := newConstraint(ti, copts, s.classes, s.k, StateID(start), opts.MaxDFAStates+1)
+	l := &lazyDet{s: s}
+	c.lazy = l
+	l.publish(c, l.grow(c, &table{}, lazyInitialStates))
+	if _, err := c.maskFor(c.start); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// grow returns a copy of t with room for at least n states (doubling),
+// holding t's rows, flags and accepting flags; new rows are unknown. The
+// caller holds l.mu (or owns t).
+func (l *lazyDet) grow(c *Constraint, t *table, n int) *table {
+	capStates := max(n, 2*len(t.info), lazyInitialStates)
+	capStates = min(capStates, l.s.maxStates+1)
+	capStates = max(capStates, n)
+	k := c.k
+	nt := &table{
+		trans:  make([]uint32, capStates*k),
+		info:   make([]uint32, capStates),
+		accept: make([]bool, capStates),
+	}
+	copy(nt.trans, t.trans)
+	for i := len(t.trans); i < len(nt.trans); i++ {
+		nt.trans[i] = unknownState
+	}
+	copy(nt.info, t.info)
+	copy(nt.accept, l.s.accept)
+	return nt
+}
+
+// publish makes t the constraint's table and updates the counters.
+func (l *lazyDet) publish(c *Constraint, t *table) {
+	l.states.Store(int64(l.s.numStates()))
+	l.mem.Store(l.s.memoryBytes() + int64(len(l.s.m.states))*12 + int64(len(l.s.m.eps))*4)
+	c.tab.Store(t)
+}
+
+// expand computes state q's row unless it is known and returns the current
+// table.
+func (l *lazyDet) expand(c *Constraint, q StateID) (*table, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := c.tab.Load()
+	if atomic.LoadUint32(&t.info[q])&stateKnown != 0 {
+		return t, nil
+	}
+	if l.err != nil {
+		return nil, l.err
+	}
+	before := l.s.numStates()
+	row, _, err := l.s.row(int32(q), l.row[:0])
+	l.row = row
+	if err != nil {
+		l.err = err
+		return nil, err
+	}
+	n := l.s.numStates()
+	grown := n > len(t.info)
+	if grown {
+		t = l.grow(c, t, n)
+	} else {
+		// New states become reachable only through the row stored below
+		// (atomically, after these writes).
+		for i := before; i < n; i++ {
+			t.accept[i] = l.s.accept[i]
+		}
+	}
+	k := c.k
+	out := t.trans[int(q)*k : int(q)*k+k]
+	for cl, id := range row {
+		atomic.StoreUint32(&out[cl], uint32(id)*uint32(k))
+	}
+	atomic.StoreUint32(&t.info[q], c.rowInfo(out, t.accept[q]))
+	if grown || n != before {
+		l.publish(c, t)
+	}
+	return t, nil
+}

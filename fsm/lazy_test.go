@@ -1,0 +1,245 @@
+package fsm
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// lazyCases are constraints in the shapes grammar/ emits, plus nodes that
+// exercise trimming (dead branches) and spliced intersections/complements.
+func lazyCases(tb testing.TB) []struct {
+	name string
+	n    *Node
+} {
+	return []struct {
+		name string
+		n    *Node
+	}{
+		{"string", mustParse(tb, jsonString)},
+		{"bounded-string", mustParse(tb, `"(?:[^"\\\x{0}-\x{1F}]|\\["\\/bfnrt]){0,40}"`)},
+		{"number", mustParse(tb, jsonNumber)},
+		{"datetime", Cat(Lit(`"`), mustParse(tb, dateTimeRe), Lit(`"`))},
+		{"enum", enumNode(tb, 30)},
+		{"object6", objectNode(tb, 6)},
+		{"object15", objectNode(tb, 15)},
+		{"dead-branch", Alt(Cat(Lit(`"a`), Alt()), Lit(`"b"`), Cat(Lit("x"), Repeat(Lit("y"), 0, -1), Alt()))},
+		{"spliced-and", Cat(Lit("["), And(mustParse(tb, `"[a-z0-9_]*"`), mustParse(tb, `"[^"]{3,12}"`)), Lit("]"))},
+		{"spliced-not", Cat(Lit("<"), Not(mustParse(tb, `[a-c]*`)), Lit(">"))},
+		{"top-and", And(mustParse(tb, `"[a-z0-9_]*"`), mustParse(tb, `"[^"]{3,12}"`))},
+		{"email-ish", Cat(Lit(`"`), mustParse(tb, emailLikeRe), Lit(`"`))},
+	}
+}
+
+// TestLazyMatchesEager walks both constraints of each case with the same
+// random tokens and checks that every mask, accepting flag, terminated flag
+// and forced continuation agree: the lazy DFA decodes the same language.
+func TestLazyMatchesEager(t *testing.T) {
+	ti := tokCl100kIndex(t)
+	for _, tc := range lazyCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			eager, err := NewConstraint(mustCompile(t, tc.n), ti, ConstraintOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lazy, err := CompileConstraint(tc.n, ti, Options{}, ConstraintOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.n.Op != OpAnd && lazy.DFA() != nil {
+				t.Errorf("CompileConstraint(%s) built an eager DFA", tc.name)
+			}
+			rng := rand.New(rand.NewPCG(1, uint64(len(tc.name))))
+			for walk := range 12 {
+				compareWalk(t, ti, eager.NewMatcher(), lazy.NewMatcher(), rng, fmt.Sprintf("walk %d", walk))
+			}
+			if st := lazy.Stats(); st.States < 2 || st.MasksComputed < 1 || lazy.MemoryBytes() <= 0 {
+				t.Errorf("lazy stats = %+v, memory %d", st, lazy.MemoryBytes())
+			}
+		})
+	}
+}
+
+// compareWalk advances a and b with the same random allowed tokens (EOS when
+// it is the only choice or by chance), checking that they agree each step.
+func compareWalk(t *testing.T, ti *TokenIndex, a, b *Matcher, rng *rand.Rand, name string) {
+	t.Helper()
+	wa, wb := make([]uint64, ti.MaskWords()), make([]uint64, ti.MaskWords())
+	for step := range 60 {
+		if err := a.FillMask(wa); err != nil {
+			t.Fatalf("%s step %d: eager FillMask = %v", name, step, err)
+		}
+		if err := b.FillMask(wb); err != nil {
+			t.Fatalf("%s step %d: lazy FillMask = %v", name, step, err)
+		}
+		if !slices.Equal(wa, wb) {
+			t.Fatalf("%s step %d: masks differ: %s", name, step, tokDiffMasks(ti, wb, wa))
+		}
+		if a.IsAccepting() != b.IsAccepting() || a.IsTerminated() != b.IsTerminated() {
+			t.Fatalf("%s step %d: accepting %v/%v terminated %v/%v", name, step,
+				a.IsAccepting(), b.IsAccepting(), a.IsTerminated(), b.IsTerminated())
+		}
+		if fa, fb := a.ForcedBytes(), b.ForcedBytes(); !slices.Equal(fa, fb) {
+			t.Fatalf("%s step %d: forced bytes %q vs %q", name, step, fa, fb)
+		}
+		if fa, fb := a.Forced(4), b.Forced(4); !slices.Equal(fa, fb) {
+			t.Fatalf("%s step %d: forced tokens %v vs %v", name, step, fa, fb)
+		}
+		ids := tokAllowedIDs(wa)
+		if len(ids) == 0 || a.IsTerminated() {
+			return
+		}
+		// Prefer short tokens now and then so walks get deep into
+		// bounded repeats.
+		tok := ids[rng.IntN(len(ids))]
+		for range 3 {
+			if len(ti.tokens[tok]) <= 2 {
+				break
+			}
+			tok = ids[rng.IntN(len(ids))]
+		}
+		if ti.isEOS[tok] && rng.IntN(4) != 0 && len(ids) > 1 {
+			continue
+		}
+		if err := a.Accept(tok); err != nil {
+			t.Fatalf("%s step %d: eager Accept(%d) = %v", name, step, tok, err)
+		}
+		if err := b.Accept(tok); err != nil {
+			t.Fatalf("%s step %d: lazy Accept(%d) = %v", name, step, tok, err)
+		}
+		if a.IsFinished() {
+			return
+		}
+	}
+}
+
+// TestLazyConcurrent walks one lazy constraint from many goroutines at once
+// (run with -race): expansions and table growth happen while other
+// matchers read.
+func TestLazyConcurrent(t *testing.T) {
+	ti := tokCl100kIndex(t)
+	n := objectNode(t, 12)
+	eager, err := NewConstraint(mustCompile(t, n), ti, ConstraintOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy, err := CompileConstraint(n, ti, Options{}, ConstraintOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 7))
+			a, b := eager.NewMatcher(), lazy.NewMatcher()
+			wa, wb := make([]uint64, ti.MaskWords()), make([]uint64, ti.MaskWords())
+			for step := range 80 {
+				if a.FillMask(wa) != nil || b.FillMask(wb) != nil {
+					errs <- fmt.Sprintf("goroutine %d step %d: FillMask failed", g, step)
+					return
+				}
+				if !slices.Equal(wa, wb) {
+					errs <- fmt.Sprintf("goroutine %d step %d: masks differ", g, step)
+					return
+				}
+				ids := tokAllowedIDs(wa)
+				tok := ids[rng.IntN(len(ids))]
+				if ti.isEOS[tok] {
+					a.Reset()
+					b.Reset()
+					continue
+				}
+				if a.Accept(tok) != nil || b.Accept(tok) != nil {
+					errs <- fmt.Sprintf("goroutine %d step %d: Accept(%d) failed", g, step, tok)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+// TestLazyBudget: a lazy constraint that outgrows MaxDFAStates fails the
+// call that needed the state with the limit error, stickily; the start mask
+// is computed at compile time, so a too-small budget can also fail there.
+func TestLazyBudget(t *testing.T) {
+	ti := tokCl100kIndex(t)
+	n := mustParse(t, `"[a-z]{0,400}"`)
+	c, err := CompileConstraint(n, ti, Options{MaxDFAStates: 60}, ConstraintOptions{})
+	if err != nil {
+		t.Fatalf("CompileConstraint = %v", err)
+	}
+	m := c.NewMatcher()
+	w := make([]uint64, ti.MaskWords())
+	a := TokenID(-1)
+	for id := range ti.numTokens {
+		if string(ti.tokens[id]) == "a" {
+			a = TokenID(id)
+		}
+	}
+	if a < 0 {
+		t.Fatal(`no token "a" in cl100k`)
+	}
+	quote := TokenID(-1)
+	for id := range ti.numTokens {
+		if string(ti.tokens[id]) == `"` {
+			quote = TokenID(id)
+		}
+	}
+	var got error
+	for step := 0; step < 400 && got == nil; step++ {
+		if got = m.FillMask(w); got != nil {
+			break
+		}
+		tok := a
+		if step == 0 {
+			tok = quote
+		}
+		got = m.Accept(tok)
+	}
+	var fe *Error
+	if !errors.As(got, &fe) || fe.Code != ErrTooManyDFAStates || fe.Limit != 60 {
+		t.Fatalf("error = %v, want ErrTooManyDFAStates with limit 60", got)
+	}
+	if m.Err() == nil {
+		t.Error("matcher error not sticky")
+	}
+	// Another matcher of the same constraint meets the same error when it
+	// needs a state beyond the budget.
+	m2 := c.NewMatcher()
+	var err2 error
+	for step := 0; step < 400 && err2 == nil; step++ {
+		tok := a
+		if step == 0 {
+			tok = quote
+		}
+		err2 = m2.Accept(tok)
+		if err2 == nil {
+			err2 = m2.FillMask(w)
+		}
+	}
+	if !errors.As(err2, &fe) || fe.Code != ErrTooManyDFAStates {
+		t.Errorf("second matcher error = %v, want ErrTooManyDFAStates", err2)
+	}
+}
+
+func TestLazyEmptyLanguage(t *testing.T) {
+	ti := tokCl100kIndex(t)
+	for _, n := range []*Node{Alt(), Cat(Lit("a"), Alt()), And(Lit("a"), Lit("b"))} {
+		_, err := CompileConstraint(n, ti, Options{}, ConstraintOptions{})
+		var te *Error
+		if !errors.As(err, &te) || te.Code != ErrEmptyLanguage {
+			t.Errorf("CompileConstraint(%s) = %v, want ErrEmptyLanguage", n, err)
+		}
+	}
+}
