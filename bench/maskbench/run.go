@@ -19,11 +19,11 @@ import (
 const defaultTimeout = 30 * time.Second
 
 type config struct {
-	data, tokenizer, tokens, jsonOut, engine, split string
-	limit, threads, every, maxWS                    int
-	timeout                                         time.Duration
-	ids                                             map[string]bool // -ids: only these schemas
-	verbose, phases, eager                          bool
+	data, tokenizer, tokens, jsonOut, engine, split  string
+	limit, threads, every, maxWS, anyDepth, maxDepth int
+	timeout                                          time.Duration
+	ids                                              map[string]bool // -ids: only these schemas
+	verbose, phases, eager                           bool
 }
 
 // entry is one line of dev.jsonl.
@@ -55,6 +55,7 @@ type schemaResult struct {
 	Split  string  `json:"split"`
 	Status Status  `json:"status"`
 	Cause  string  `json:"cause,omitempty"`
+	Detail string  `json:"detail,omitempty"` // the compile error's message
 	TTFMus float64 `json:"ttfm_us,omitempty"`
 	Tokens int     `json:"tokens"`
 	// AcceptedNotFinal counts invalid tests whose every token was accepted
@@ -160,7 +161,7 @@ func run(cfg config, w io.Writer) error {
 				}
 				results[i] = runSchema(eng, entries[i], cfg)
 				if cfg.verbose && results[i].Status != StatusPass {
-					fmt.Fprintf(os.Stderr, "%s\t%s\t%s\n", results[i].ID, results[i].Status, results[i].Cause)
+					fmt.Fprintf(os.Stderr, "%s\t%s\t%s\t%s\n", results[i].ID, results[i].Status, results[i].Cause, results[i].Detail)
 				}
 			}
 		}()
@@ -194,7 +195,7 @@ func runSchema(eng engine, e *entry, cfg config) *schemaResult {
 			r.Status, r.Cause = StatusTimeout, "compile: "+err.Error()
 			return r
 		}
-		r.Status, r.Cause = StatusCompileError, eng.cause(err)
+		r.Status, r.Cause, r.Detail = StatusCompileError, eng.cause(err), err.Error()
 		return r
 	}
 	r.TTFMus = float64(ttfm.Nanoseconds()) / 1e3
