@@ -36,6 +36,8 @@ type compiler struct {
 	ws          *fsm.Node // whitespace between tokens
 	sep         *fsm.Node // ws "," ws
 	colon       *fsm.Node // ws ":" ws
+	orc         *oracle   // the reference validator for finite domains (built on first use)
+	orcFailed   bool      // the document cannot be handled by the reference validator
 }
 
 // CompileSchema compiles a JSON Schema (draft 2020-12, with the draft-04/06/07
@@ -105,6 +107,7 @@ func (c *compiler) emitList(list []sref, ptr string) (*fsm.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.srcs = append([]sref(nil), list...)
 	n, err := c.emitIR(r)
 	if err != nil {
 		return nil, err
@@ -152,8 +155,28 @@ func (c *compiler) memoKey(list []sref) string {
 	return b.String()
 }
 
-// emitIR builds the node of one merged record.
+// emitIR builds the node of one merged record. A finite record (enum or
+// const) that the ordinary path refuses, or that lenient mode had to
+// loosen, is decided value by value instead (see finite.go).
 func (c *compiler) emitIR(r *ir) (*fsm.Node, error) {
+	if !r.hasEnum || len(r.srcs) == 0 {
+		return c.emitRecord(r)
+	}
+	nw := len(c.warnings)
+	n, err := c.emitRecord(r)
+	if err != nil && !refusal(err) || err == nil && len(c.warnings) == nw {
+		return n, err
+	}
+	fn, ok, ferr := c.emitFinite(r)
+	if !ok || ferr != nil {
+		return n, err
+	}
+	c.warnings = c.warnings[:nw]
+	return fn, nil
+}
+
+// emitRecord builds the node of one merged record the ordinary way.
+func (c *compiler) emitRecord(r *ir) (*fsm.Node, error) {
 	c.work++
 	if c.work > c.opts.MaxNodes {
 		return nil, errorf(CodeTooLarge, r.ptr, "", "schema expansion exceeds the work budget (%d); reduce $ref/anyOf nesting", c.opts.MaxNodes)
@@ -191,6 +214,7 @@ func (c *compiler) emitGroup(r *ir) (*fsm.Node, error) {
 	base.groups = base.groups[1:]
 	base.refs = nil // already counted by the caller
 	subs := make([]*ir, 0, len(g.alts))
+	ars := make([]*ir, 0, len(g.alts))
 	for _, a := range g.alts {
 		ar, err := c.collect(a, nil)
 		if err != nil {
@@ -199,6 +223,7 @@ func (c *compiler) emitGroup(r *ir) (*fsm.Node, error) {
 		m := merge(base, ar)
 		m.ptr = a.ptr
 		subs = append(subs, m)
+		ars = append(ars, ar)
 	}
 	if g.one {
 		for i := range subs {
@@ -207,6 +232,11 @@ func (c *compiler) emitGroup(r *ir) (*fsm.Node, error) {
 					continue
 				}
 				if !c.disjoint(subs[i], subs[j], 3) {
+					// Overlapping branches: exact rewrites for
+					// required-only branches and finite branches.
+					if n, ok, err := c.emitOneOfOverlap(r, base, subs, ars); err != nil || ok {
+						return n, err
+					}
 					msg := "oneOf branches " + strconv.Itoa(i) + " and " + strconv.Itoa(j) + " may both match the same value; make them disjoint (different types, or a required property with different const values) or use anyOf"
 					if c.opts.Strictness == Lenient {
 						c.warn(Warning{Keyword: "oneOf", Pointer: g.ptr, Message: msg + " (treated as anyOf)"})

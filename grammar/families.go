@@ -76,6 +76,12 @@ func (c *compiler) numberNode(r *ir, exclVals []*value) (*fsm.Node, error) {
 	} else {
 		n = jsonNum
 	}
+	if r.types&tInt == 0 {
+		// Only non-integers (a number minus integer, for instance): plain
+		// decimals with a non-zero fraction digit. Exponent forms, some
+		// of which are integers (1.5e1), are left out.
+		n = fsm.And(n, fracOnly)
+	}
 	if fracDigits >= 0 {
 		var f *fsm.Node
 		if fracDigits == 0 {
@@ -87,6 +93,11 @@ func (c *compiler) numberNode(r *ir, exclVals []*value) (*fsm.Node, error) {
 	}
 	return n, nil
 }
+
+// fracOnly is the numbers written without exponent whose fraction has a
+// non-zero digit: exactly the exponent-free texts of non-integers.
+var fracOnly = fsm.Cat(fsm.Opt(fsm.Lit("-")), fsm.Alt(fsm.Lit("0"), fsm.Cat(nzDigit, fsm.Star(digit))),
+	fsm.Lit("."), fsm.Star(digit), fsm.ByteClass(fsm.ByteRange{Lo: '1', Hi: '9'}), fsm.Star(digit))
 
 // powerOfTenExp returns e when m = 10^-e (e ≥ 1).
 func powerOfTenExp(m *big.Rat) (int, bool) {

@@ -95,6 +95,11 @@ type ir struct {
 	propNames        []sref // propertyNames schemas (all must hold)
 	patProps         []patProp
 	uniqueItems      bool
+	// srcs are the schemas of the position this record was built for
+	// (what emitList was given); the record, or the branch of a group it
+	// is, accepts only values that validate against all of them. The
+	// finite-domain path validates candidate values against them.
+	srcs []sref
 }
 
 func newIR(ptr string) *ir {
@@ -143,6 +148,7 @@ func (r *ir) clone() *ir {
 	c.refs = append([]string(nil), r.refs...)
 	c.propNames = append([]sref(nil), r.propNames...)
 	c.patProps = append([]patProp(nil), r.patProps...)
+	c.srcs = append([]sref(nil), r.srcs...)
 	return &c
 }
 

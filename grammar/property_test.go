@@ -18,7 +18,24 @@ import (
 // valid JSON and validate against the schema (santhosh-tekuri/jsonschema,
 // formats asserted).
 func TestRandomWalksValidate(t *testing.T) {
-	f, err := os.Open("testdata/schemas/corpus.jsonl")
+	if n := randomWalks(t, "testdata/schemas/corpus.jsonl"); n < 200 {
+		t.Errorf("corpus has %d schemas, want ≥ 200", n)
+	}
+}
+
+// TestRandomWalksValidateFinite is the same property on
+// testdata/schemas/finite.jsonl: schemas that compile only through the
+// finite-domain path and the overlapping-oneOf rewrites.
+func TestRandomWalksValidateFinite(t *testing.T) {
+	if n := randomWalks(t, "testdata/schemas/finite.jsonl"); n < 20 {
+		t.Errorf("finite corpus has %d schemas, want ≥ 20", n)
+	}
+}
+
+// randomWalks checks the schemas of one corpus file and returns how many
+// there were.
+func randomWalks(t *testing.T, path string) int {
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,9 +93,10 @@ func TestRandomWalksValidate(t *testing.T) {
 			}
 		})
 	}
-	if n < 200 {
-		t.Errorf("corpus has %d schemas, want ≥ 200", n)
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return n
 }
 
 func checkInstance(t *testing.T, sch *jsonschema.Schema, schema, s []byte) {

@@ -1,0 +1,373 @@
+package grammar
+
+// Overlapping oneOf branches.
+//
+// emitGroup compiles a oneOf as an anyOf when its branches are proven
+// disjoint. When they are not, two exact rewrites are tried before the
+// group is refused:
+//
+//   - Presence tests. Every branch differs from the merged parent only by
+//     "required" and by "not": {"required": [k]} (a property that must be
+//     absent). On objects, branch i then holds iff its required names are
+//     present and its forbidden names absent, so "exactly one branch" is
+//     branch i ∧ for every other branch j "some name of R_j absent or some
+//     name of N_j present", expanded into a bounded disjunction (DNF) of
+//     records where "k absent" is properties {k: false} and "k present" is
+//     required [k]. required and not-required say nothing about other
+//     types: a non-object value is kept for exactly the types that one
+//     branch alone admits.
+//   - Finite branches. Branches whose merged record is finite (enum or
+//     const) contribute the listed values that the reference validator
+//     accepts against the whole position (oneOf included, so "exactly one"
+//     is decided by the validator); the other branches, which must be
+//     pairwise disjoint, contribute their language minus all those listed
+//     values (the exclusion goes through applyNots, so it is exact or
+//     refused). A listed value that validates only through another branch
+//     is still produced, by the finite part, so nothing is lost.
+//
+// Both rewrites keep every branch a plain record, so each branch is still
+// one fixed-order object.
+
+import (
+	"sort"
+	"strings"
+
+	"conform/fsm"
+)
+
+// emitOneOfOverlap tries the exact rewrites for a oneOf group whose
+// branches overlap. r is the record the group belongs to, base r without
+// the group, subs the branches merged with base, ars the branches alone.
+// ok is false when neither rewrite applies; the caller then refuses the
+// group as before.
+func (c *compiler) emitOneOfOverlap(r, base *ir, subs, ars []*ir) (*fsm.Node, bool, error) {
+	nw := len(c.warnings)
+	n, ok, err := c.oneOfPresence(base, subs, ars)
+	if err == nil && !ok {
+		n, ok, err = c.oneOfFinite(r, subs)
+	}
+	if err != nil || !ok {
+		c.warnings = c.warnings[:nw]
+		return nil, false, nil
+	}
+	return n, true, nil
+}
+
+// presence is a branch reduced to presence tests: the types it admits for
+// non-objects, whether it admits objects, and the names objects must have
+// (req) and must lack (forbid).
+type presence struct {
+	nonObj tset
+	obj    bool
+	req    []string
+	forbid []string
+}
+
+// presenceOf reduces a branch to presence tests, or returns false when it
+// has any other keyword.
+func (c *compiler) presenceOf(a *ir) (presence, bool) {
+	var p presence
+	if len(a.groups) > 0 || a.hasEnum || !onlyRequired(a) {
+		return p, false
+	}
+	p.nonObj = a.types &^ tObj
+	p.obj = a.types&tObj != 0
+	p.req = a.required
+	for _, ns := range a.nots {
+		n, err := c.collect(ns, nil)
+		if err != nil || len(n.groups) > 0 || len(n.nots) > 0 || n.hasEnum || len(n.required) != 1 || !onlyRequired(n) {
+			return p, false
+		}
+		p.nonObj &^= n.types
+		if n.types&tObj != 0 {
+			p.forbid = append(p.forbid, n.required[0])
+		}
+	}
+	return p, true
+}
+
+// lit is one presence test of the expansion: name present or absent.
+type lit struct {
+	name    string
+	present bool
+}
+
+// oneOfPresence is the presence-test rewrite (see the file comment).
+func (c *compiler) oneOfPresence(base *ir, subs, ars []*ir) (*fsm.Node, bool, error) {
+	ps := make([]presence, len(ars))
+	tests := false
+	for i, a := range ars {
+		p, ok := c.presenceOf(a)
+		if !ok {
+			return nil, false, nil
+		}
+		ps[i] = p
+		tests = tests || len(p.req) > 0 || len(p.forbid) > 0
+	}
+	if !tests {
+		return nil, false, nil // type-only branches: not a presence rewrite
+	}
+	var alts []*fsm.Node
+	// Non-objects: the types exactly one branch admits.
+	var nonObj tset
+	for _, t := range []tset{tNull, tBool, tInt, tFrac, tStr, tArr} {
+		cnt := 0
+		for _, p := range ps {
+			if p.nonObj&t != 0 {
+				cnt++
+			}
+		}
+		if cnt == 1 {
+			nonObj |= t
+		}
+	}
+	if nonObj&base.types != 0 {
+		m := base.clone()
+		m.types &= nonObj
+		n, err := c.emitIR(m)
+		if err != nil {
+			return nil, false, err
+		}
+		alts = append(alts, n)
+	}
+	// Objects: branch i and, for every other branch j admitting objects,
+	// one of its presence tests failing.
+	for i, p := range ps {
+		if !p.obj || base.types&tObj == 0 {
+			continue
+		}
+		fixed := map[string]bool{} // name → must be present
+		for _, k := range base.required {
+			fixed[k] = true
+		}
+		for _, k := range p.req {
+			fixed[k] = true
+		}
+		conflict := false
+		for _, k := range p.forbid {
+			if fixed[k] {
+				conflict = true
+			}
+			fixed[k] = false
+		}
+		if conflict {
+			continue
+		}
+		var options [][]lit
+		dead := false
+		for j, q := range ps {
+			if j == i || !q.obj {
+				continue
+			}
+			implied := false
+			for _, k := range q.req {
+				if v, ok := fixed[k]; ok && !v {
+					implied = true // k is already absent: j fails
+				}
+			}
+			for _, k := range q.forbid {
+				if fixed[k] {
+					implied = true // k is already present: j fails
+				}
+			}
+			if implied {
+				continue
+			}
+			var opt []lit
+			for _, k := range q.req {
+				if v, ok := fixed[k]; !ok || !v {
+					opt = append(opt, lit{k, false})
+				}
+			}
+			for _, k := range q.forbid {
+				if v, ok := fixed[k]; !ok || v {
+					opt = append(opt, lit{k, true})
+				}
+			}
+			if len(opt) == 0 {
+				dead = true
+				break
+			}
+			options = append(options, opt)
+		}
+		if dead {
+			continue
+		}
+		terms, ok := expandTerms(options, fixed, c.opts.MaxAnyOfProduct)
+		if !ok {
+			return nil, false, nil
+		}
+		for _, term := range terms {
+			m := merge(base, ars[i])
+			m.ptr = subs[i].ptr
+			m.types &= tObj
+			for _, l := range term {
+				if l.present {
+					if !m.isRequired(l.name) {
+						m.required = append(m.required, l.name)
+					}
+					continue
+				}
+				f := sref{falseSchema, m.ptr + "/$absent/" + escapePointer(l.name)}
+				if q := m.prop(l.name); q != nil {
+					q.s = append(q.s, f)
+				} else {
+					m.props = append(m.props, &prop{name: l.name, s: []sref{f}})
+				}
+			}
+			n, err := c.emitIR(m)
+			if err != nil {
+				return nil, false, err
+			}
+			alts = append(alts, n)
+		}
+	}
+	return fsm.Alt(alts...), true, nil
+}
+
+// expandTerms multiplies out a conjunction of disjunctions of presence
+// tests into at most limit consistent terms (none contradicting fixed or
+// itself), dropping duplicates and terms that contain another term. ok is
+// false when the expansion exceeds limit.
+func expandTerms(options [][]lit, fixed map[string]bool, limit int) ([][]lit, bool) {
+	terms := []map[string]bool{{}}
+	for _, opt := range options {
+		var next []map[string]bool
+		for _, t := range terms {
+			for _, l := range opt {
+				if v, ok := t[l.name]; ok && v != l.present {
+					continue
+				}
+				if v, ok := fixed[l.name]; ok && v != l.present {
+					continue
+				}
+				nt := make(map[string]bool, len(t)+1)
+				for k, v := range t {
+					nt[k] = v
+				}
+				nt[l.name] = l.present
+				next = append(next, nt)
+			}
+		}
+		next = minimalTerms(next)
+		if len(next) > limit {
+			return nil, false
+		}
+		terms = next
+	}
+	out := make([][]lit, 0, len(terms))
+	for _, t := range terms {
+		var ls []lit
+		for k, v := range t {
+			ls = append(ls, lit{k, v})
+		}
+		sort.Slice(ls, func(a, b int) bool { return ls[a].name < ls[b].name })
+		out = append(out, ls)
+	}
+	sort.Slice(out, func(a, b int) bool { return termKey(out[a]) < termKey(out[b]) })
+	return out, true
+}
+
+// minimalTerms drops duplicate terms and terms implied by a smaller one
+// (a superset of another term's tests).
+func minimalTerms(ts []map[string]bool) []map[string]bool {
+	sort.SliceStable(ts, func(a, b int) bool { return len(ts[a]) < len(ts[b]) })
+	var out []map[string]bool
+	for _, t := range ts {
+		redundant := false
+		for _, o := range out {
+			sub := true
+			for k, v := range o {
+				if w, ok := t[k]; !ok || w != v {
+					sub = false
+					break
+				}
+			}
+			if sub {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func termKey(t []lit) string {
+	var b strings.Builder
+	for _, l := range t {
+		if l.present {
+			b.WriteByte('+')
+		} else {
+			b.WriteByte('-')
+		}
+		b.WriteString(l.name)
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// oneOfFinite is the finite-branch rewrite (see the file comment).
+func (c *compiler) oneOfFinite(r *ir, subs []*ir) (*fsm.Node, bool, error) {
+	var fin, inf []int
+	for i, s := range subs {
+		switch {
+		case s.types == 0:
+		case s.hasEnum:
+			fin = append(fin, i)
+		default:
+			inf = append(inf, i)
+		}
+	}
+	if len(fin) == 0 {
+		return nil, false, nil
+	}
+	for a := range inf {
+		for b := a + 1; b < len(inf); b++ {
+			if !c.disjoint(subs[inf[a]], subs[inf[b]], 3) {
+				return nil, false, nil
+			}
+		}
+	}
+	var cands []*value
+	for _, i := range fin {
+		for _, v := range subs[i].enum {
+			if !excluded(cands, v) {
+				cands = append(cands, v)
+			}
+		}
+	}
+	keep, ok := c.finiteValues(cands, r.srcs)
+	if !ok {
+		return nil, false, nil
+	}
+	e := newIR(r.ptr)
+	e.enum, e.hasEnum = keep, true
+	fn, err := c.emitEnum(e)
+	if err != nil {
+		return nil, false, err
+	}
+	alts := []*fsm.Node{fn}
+	for _, i := range inf {
+		m := subs[i].clone()
+		t := emitTypes(m)
+		var ex []*value
+		for _, v := range cands {
+			if t&typeOf(v) != 0 {
+				ex = append(ex, v)
+			}
+		}
+		if len(ex) > 0 {
+			not := &value{k: kObject, keys: []string{"enum"}, vals: []*value{{k: kArray, arr: ex}}}
+			m.nots = append(m.nots, sref{not, m.ptr + "/$oneOfFinite"})
+		}
+		n, err := c.emitIR(m)
+		if err != nil {
+			return nil, false, err
+		}
+		alts = append(alts, n)
+	}
+	return fsm.Alt(alts...), true, nil
+}
