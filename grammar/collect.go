@@ -145,7 +145,7 @@ func (c *compiler) collect(s sref, seen map[string]bool) (*ir, error) {
 			}
 			if k == "pattern" {
 				r.patterns = append(r.patterns, kw{x.str, p})
-			} else {
+			} else if formatConstrainsStrings(x.str) {
 				r.formats = append(r.formats, kw{x.str, p})
 			}
 		case "minimum", "maximum":
@@ -332,6 +332,13 @@ func (c *compiler) collect(s sref, seen map[string]bool) (*ir, error) {
 	}
 	if exclMaxBool && r.hi != nil {
 		r.hi = &bound{r: r.hi.r, excl: true}
+	}
+	// Numeric formats (int32, int64) bound numbers only; applied after the
+	// draft-04 exclusive flags, which modify minimum/maximum alone.
+	if f := v.get("format"); f != nil && f.k == kString {
+		if lo, hi := formatNumberBounds(f.str); lo != nil {
+			r.lo, r.hi = tighterLo(r.lo, lo), tighterHi(r.hi, hi)
+		}
 	}
 	if itemsArray {
 		if x := v.get("additionalItems"); x != nil {

@@ -3,6 +3,8 @@ package grammar
 import (
 	"fmt"
 	"regexp/syntax"
+	"sort"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -14,7 +16,10 @@ import (
 // syntax that every common validator accepts too (santhosh-tekuri/jsonschema
 // is the reference in the tests); where the RFC allows more (leap seconds,
 // lowercase t/z, quoted local parts, IPv6 with embedded IPv4, long
-// hostnames) the subset says no, which keeps the output valid.
+// hostnames) the subset says no, which keeps the output valid. The formats
+// built from AST parts (email, idn-*, uri-template, regex) are in
+// formatNode; the OpenAPI ones are in format_openapi.go, the URI family in
+// format_uri.go, regex in format_regex.go, each with what it leaves out.
 var formatRegexes = map[string]string{
 	"date":      `(?:` + dateRe + `)`,
 	"time":      timeRe,
@@ -33,7 +38,13 @@ var formatRegexes = map[string]string{
 	"email-domain": label62 + `(?:\.` + label62 + `){0,2}`,
 	// uri: scheme "://" host [":" port] path [? query] [# fragment], with
 	// unreserved, sub-delim and percent-encoded characters only.
-	"uri": `[a-zA-Z][a-zA-Z0-9+.\-]*://` + uriHost + `(?::[0-9]{1,5})?(?:/` + pchar + `*)*(?:\?(?:` + pchar + `|[/?])*)?(?:#(?:` + pchar + `|[/?])*)?`,
+	"uri":                   uriChars.absolute(),
+	"uri-reference":         uriChars.reference(),
+	"iri":                   iriChars.absolute(),
+	"iri-reference":         iriChars.reference(),
+	"json-pointer":          jsonPointerRe,
+	"relative-json-pointer": relJSONPointerRe,
+	"byte":                  base64Re,
 }
 
 const (
@@ -46,8 +57,6 @@ const (
 	h16     = `[0-9a-fA-F]{1,4}`
 	label62 = `[a-zA-Z0-9](?:[a-zA-Z0-9\-]{0,60}[a-zA-Z0-9])?`
 	atext   = "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~\\-]"
-	pchar   = `(?:[a-zA-Z0-9\-._~!$&'()*+,;=:@]|%[0-9a-fA-F]{2})`
-	uriHost = `[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?`
 	ipv6Re  = `(?:` + h16 + `:){7}` + h16 +
 		`|::(?:` + h16 + `:){0,5}` + h16 + `|::` +
 		`|` + h16 + `::(?:` + h16 + `:){0,4}` + h16 + `|` + h16 + `::` +
@@ -64,32 +73,69 @@ var (
 	formatErr   error
 )
 
-// formatNode returns the code-point language of a known format, or nil.
+// formatNode returns the code-point language of a known format that
+// constrains strings, or nil (unknown formats, and the formats of
+// formatsWithoutStringConstraint).
 func formatNode(name string) (*fsm.Node, error) {
-	formatOnce.Do(func() {
-		formatNodes = map[string]*fsm.Node{}
-		for k, src := range formatRegexes {
-			re, err := syntax.Parse(src, syntax.Perl)
-			if err != nil {
-				formatErr = fmt.Errorf("format %s: %v", k, err)
-				return
-			}
-			n, err := fromSyntax(re.Simplify())
-			if err != nil {
-				formatErr = fmt.Errorf("format %s: %v", k, err)
-				return
-			}
-			formatNodes[k] = n
-		}
-		local := fsm.And(formatNodes["email-local"], fsm.Repeat(fsm.AnyRune(), 1, 63))
-		formatNodes["email"] = fsm.Cat(local, fsm.Lit("@"), formatNodes["email-domain"])
-		delete(formatNodes, "email-local")
-		delete(formatNodes, "email-domain")
-	})
+	formatOnce.Do(func() { formatNodes, formatErr = buildFormats() })
 	if formatErr != nil {
 		return nil, formatErr
 	}
 	return formatNodes[name], nil
+}
+
+func buildFormats() (map[string]*fsm.Node, error) {
+	nodes := map[string]*fsm.Node{}
+	for k, src := range formatRegexes {
+		n, err := regexNode(src)
+		if err != nil {
+			return nil, fmt.Errorf("format %s: %v", k, err)
+		}
+		nodes[k] = n
+	}
+	local := fsm.And(nodes["email-local"], fsm.Repeat(fsm.AnyRune(), 1, 63))
+	nodes["email"] = fsm.Cat(local, fsm.Lit("@"), nodes["email-domain"])
+	delete(nodes, "email-domain")
+	idnHost, err := idnHostNode(4)
+	if err != nil {
+		return nil, fmt.Errorf("format idn-hostname: %v", err)
+	}
+	nodes["idn-hostname"] = idnHost
+	idnDomain, err := idnHostNode(3)
+	if err != nil {
+		return nil, fmt.Errorf("format idn-email: %v", err)
+	}
+	nodes["idn-email"] = fsm.Cat(local, fsm.Lit("@"), idnDomain)
+	delete(nodes, "email-local")
+	if nodes["uri-template"], err = uriTemplateNode(); err != nil {
+		return nil, fmt.Errorf("format uri-template: %v", err)
+	}
+	nodes["regex"] = regexFormatNode()
+	return nodes, nil
+}
+
+// KnownFormats returns the sorted names of the formats CompileSchema
+// enforces (or knows to place no constraint on strings); any other format
+// name is an unknown-format error in strict mode.
+func KnownFormats() []string {
+	names := []string{"int32", "int64", "float", "double", "binary", "password",
+		"email", "idn-hostname", "idn-email", "uri-template", "regex"}
+	for k := range formatRegexes {
+		if k != "email-local" && k != "email-domain" {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// regexNode converts a Go regex (whole-string match) to a code-point AST.
+func regexNode(src string) (*fsm.Node, error) {
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	return fromSyntax(re.Simplify())
 }
 
 // fromSyntax converts a parsed Go regex (the small subset our format
@@ -155,14 +201,18 @@ func fromSyntax(re *syntax.Regexp) (*fsm.Node, error) {
 }
 
 // format returns the code-point language of a format keyword, nil when it
-// is ignored (lenient mode, unknown format).
+// places no constraint on strings (int32, binary, ...) or is ignored
+// (lenient mode, unknown format).
 func (c *compiler) format(f kw) (*fsm.Node, error) {
+	if !formatConstrainsStrings(f.s) {
+		return nil, nil
+	}
 	n, err := formatNode(f.s)
 	if err != nil {
 		return nil, errorf(CodeBadPattern, f.ptr, "format", "%v", err)
 	}
 	if n == nil {
-		msg := fmt.Sprintf("unknown format %q; known: date, time, date-time, duration, email, hostname, ipv4, ipv6, uuid, uri", f.s)
+		msg := fmt.Sprintf("unknown format %q; known: %s", f.s, strings.Join(KnownFormats(), ", "))
 		if c.opts.Strictness == Lenient {
 			c.warn(Warning{Keyword: "format", Pointer: f.ptr, Message: msg})
 			return nil, nil
