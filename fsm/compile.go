@@ -119,6 +119,7 @@ func (c *compiler) nfaOf(n *Node) (*nfa, error) {
 		return nil, err
 	}
 	b.m.start = start
+	b.m.liveByConstruction = true
 	return b.m, nil
 }
 

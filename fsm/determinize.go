@@ -12,17 +12,18 @@ import (
 // state is the set of "core" NFA states (byte states and the match state)
 // reachable by epsilon moves; sets are kept sorted, hashed with a 64-bit
 // mix, and interned in an open-addressing table whose keys live in one
-// flat arena, so the hot loop allocates nothing per state. NFA-state sets
-// under construction use a Briggs–Torczon sparse set (O(1) clear, insert
-// and membership), as RE2 does.
+// flat arena, so the hot loop allocates nothing per state. Membership in
+// NFA-state sets under construction is a generation-stamped array (O(1)
+// clear, insert and membership, 4 bytes per NFA state).
 //
 // For each DFA state the successors of all its byte states are bucketed by
 // class; a class whose bucket equals the previous class's bucket reuses its
 // result, which makes wide classes (any UTF-8 continuation byte, say) cost
 // one closure instead of one per class.
 //
-// The NFA is trimmed first (byte states that cannot reach the match state
-// are left out of every set), so every non-empty set can reach acceptance:
+// The NFA is trimmed (byte states that cannot reach the match state are left
+// out of every set; the builder guarantees there are none, see
+// nfa.liveByConstruction), so every non-empty set can reach acceptance:
 // the lazy constraint (lazy.go) relies on that, since it never trims the DFA
 // it explores. The same core (subsets) serves both: determinize expands
 // every state in order; lazy.go expands a state when a reader first needs
@@ -40,26 +41,26 @@ type rawDFA struct {
 	start   int32
 }
 
-// sparseSet is a Briggs–Torczon sparse set of small non-negative ints.
-type sparseSet struct {
-	dense, sparse []int32
+// stampSet is a set of small non-negative ints with O(1) clear: x is in
+// the set when mark[x] equals the current generation. It needs 4 bytes per
+// possible element (a lazy constraint keeps two for its NFA's lifetime).
+type stampSet struct {
+	mark []uint32
+	gen  uint32
 }
 
-func newSparseSet(n int) sparseSet {
-	return sparseSet{dense: make([]int32, 0, n), sparse: make([]int32, n)}
-}
+func newStampSet(n int) stampSet { return stampSet{mark: make([]uint32, n), gen: 1} }
 
-func (s *sparseSet) has(x int32) bool {
-	i := s.sparse[x]
-	return int(i) < len(s.dense) && s.dense[i] == x
-}
+func (s *stampSet) has(x int32) bool { return s.mark[x] == s.gen }
 
-func (s *sparseSet) add(x int32) {
-	s.sparse[x] = int32(len(s.dense))
-	s.dense = append(s.dense, x)
-}
+func (s *stampSet) add(x int32) { s.mark[x] = s.gen }
 
-func (s *sparseSet) clear() { s.dense = s.dense[:0] }
+func (s *stampSet) clear() {
+	if s.gen++; s.gen == 0 {
+		clear(s.mark)
+		s.gen = 1
+	}
+}
 
 // setTable interns sorted int32 sets; set i is arena[off[i]:off[i+1]].
 type setTable struct {
@@ -127,7 +128,7 @@ type subsets struct {
 	m       *nfa
 	classes [256]uint8
 	k       int
-	live    []bool // NFA states that can reach the match state
+	live    []bool // NFA states that can reach the match state (nil: all do)
 	t       setTable
 	accept  []bool // per DFA state
 
@@ -143,7 +144,7 @@ type subsets struct {
 	cacheCap           int
 	cacheOff, cacheLen []int32
 	arena              []int32
-	dfs, ss            sparseSet
+	dfs, ss            stampSet
 	stack, one, buf    []int32
 	buckets            [][]int32
 }
@@ -170,15 +171,21 @@ func newSubsets(m *nfa, maxStates int, maxBytes int64) *subsets {
 	}
 	s.k = cls + 1
 	ns := len(m.states)
-	s.live = m.coreachable()
+	// The builder creates only states that can reach the match state
+	// (fail continuations are pruned as they are built and spliced DFAs
+	// are trimmed; TestNFALiveByConstruction checks it), so the trimming
+	// pass is needed only for NFAs from elsewhere.
+	if !m.liveByConstruction {
+		s.live = m.coreachable()
+	}
 	s.cacheCap = max(1<<20, 8*ns)
 	s.cacheOff = make([]int32, ns)
 	s.cacheLen = make([]int32, ns)
 	for i := range s.cacheOff {
 		s.cacheOff[i] = -1
 	}
-	s.dfs = newSparseSet(ns)
-	s.ss = newSparseSet(ns)
+	s.dfs = newStampSet(ns)
+	s.ss = newStampSet(ns)
 	s.buckets = make([][]int32, s.k)
 	s.t.off = []int32{0}
 	s.t.intern(nil) // id 0: the empty set, the dead state
@@ -251,7 +258,7 @@ func (s *subsets) closureOf(q int32) []int32 {
 		q := s.stack[len(s.stack)-1]
 		s.stack = s.stack[:len(s.stack)-1]
 		st := &m.states[q]
-		if !s.live[q] {
+		if s.live != nil && !s.live[q] {
 			continue
 		}
 		if st.kind != nfaEps {

@@ -89,6 +89,7 @@ func FuzzCompile(f *testing.F) {
 			t.Fatalf("Compile(%q) has %d states, over the budget %d", s, d.NumStates(), opts.MaxDFAStates)
 		}
 		checkDFA(t, d)
+		checkNFALive(t, n, opts)
 		if w, ok := ShortestMatch(d); ok && !Matches(d, w) {
 			t.Fatalf("ShortestMatch(%q) = %q, not accepted", s, w)
 		}

@@ -243,3 +243,62 @@ func TestLazyEmptyLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestNFALiveByConstruction checks the builder's promise that lets the
+// subset construction skip trimming: every NFA state reachable from the
+// start can reach the match state.
+func TestNFALiveByConstruction(t *testing.T) {
+	nodes := []*Node{}
+	for _, tc := range lazyCases(t) {
+		nodes = append(nodes, tc.n)
+	}
+	for _, re := range []string{
+		`(?:)`, `[^\x{0}-\x{10FFFF}]`, `a[^\x{0}-\x{10FFFF}]|b`, `(?:a[^\x{0}-\x{10FFFF}])*c`,
+		`x{0,20}y`, `(?:ab|cd[^\x{0}-\x{10FFFF}]){3,12}`, `(?:[a-z]&[^\x{0}-\x{10FFFF}])|q`,
+		`~(.*)z|w`, `(?:a|(?:b&c))+`, `[^"\\]{0,30}`, jsonString, jsonNumber, dateTimeRe, blowupRe,
+	} {
+		nodes = append(nodes, mustParse(t, re))
+	}
+	nodes = append(nodes, Repeat(Cat(Alt(), Lit("a")), 0, 12), Cat(Repeat(Lit("a"), 9, 9), Alt(Lit("b"), Alt())))
+	for _, n := range nodes {
+		checkNFALive(t, n, Options{})
+	}
+}
+
+// checkNFALive fails t when the NFA built for n has a reachable state that
+// cannot reach the match state, or a transition to the fail state.
+func checkNFALive(t *testing.T, n *Node, opts Options) {
+	t.Helper()
+	m, err := newCompiler(opts).nfaOf(n)
+	if err != nil {
+		return // budgets; other tests cover errors
+	}
+	live := m.coreachable()
+	seen := make([]bool, len(m.states))
+	stack := []int32{m.start}
+	seen[m.start] = true
+	for len(stack) > 0 {
+		q := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if q != nfaFail && !live[q] {
+			t.Fatalf("%s: state %d is reachable but cannot reach the match state\n%s", n, q, m)
+		}
+		st := &m.states[q]
+		var next []int32
+		switch st.kind {
+		case nfaByte:
+			next = []int32{st.next}
+		case nfaEps:
+			next = m.targets(st)
+		}
+		for _, r := range next {
+			if r == nfaFail {
+				t.Fatalf("%s: state %d has the fail state as a successor", n, q)
+			}
+			if !seen[r] {
+				seen[r] = true
+				stack = append(stack, r)
+			}
+		}
+	}
+}

@@ -49,6 +49,11 @@ type nfa struct {
 	states []nfaState
 	eps    []int32
 	start  int32
+	// liveByConstruction records that the builder made every state
+	// reachable from start able to reach the match state: build never
+	// creates a state whose continuation is the fail state (byteState and
+	// split drop them), and spliced DFAs are trimmed.
+	liveByConstruction bool
 }
 
 func (m *nfa) targets(s *nfaState) []int32 { return m.eps[s.next : s.next+s.n] }
@@ -159,7 +164,7 @@ func (b *builder) add(s nfaState) (int32, error) {
 	if len(b.m.states) >= b.c.opts.MaxNFAStates {
 		return 0, limitErr(ErrTooManyNFAStates, int64(b.c.opts.MaxNFAStates), int64(len(b.m.states)+1))
 	}
-	b.m.states = append(b.m.states, s)
+	b.m.states = append(double(b.m.states, 1), s)
 	return int32(len(b.m.states) - 1), nil
 }
 
@@ -170,11 +175,23 @@ func (b *builder) byteState(lo, hi byte, next int32) (int32, error) {
 	return b.add(nfaState{kind: nfaByte, lo: lo, hi: hi, next: next})
 }
 
+// double returns s with room for n more elements, growing the capacity by
+// doubling (append grows large slices by only 1.25×, which for a
+// million-state NFA means dozens of copies of the whole array).
+func double[T any](s []T, n int) []T {
+	if len(s)+n <= cap(s) {
+		return s
+	}
+	t := make([]T, len(s), max(2*cap(s), len(s)+n, 64))
+	copy(t, s)
+	return t
+}
+
 // setTargets stores targets as the epsilon targets of state s.
 func (b *builder) setTargets(s int32, targets []int32) {
 	b.m.states[s].next = int32(len(b.m.eps))
 	b.m.states[s].n = int32(len(targets))
-	b.m.eps = append(b.m.eps, targets...)
+	b.m.eps = append(double(b.m.eps, len(targets)), targets...)
 }
 
 // split returns a state that moves to every target; it drops fail targets
@@ -403,6 +420,8 @@ func (b *builder) copyOf(x *Node, k int32, n int) (int32, error) {
 	if len(b.m.states)+int(size) > b.c.opts.MaxNFAStates {
 		return 0, limitErr(ErrTooManyNFAStates, int64(b.c.opts.MaxNFAStates), int64(len(b.m.states))+int64(size))
 	}
+	b.m.states = double(b.m.states, int(size))
+	b.m.eps = double(b.m.eps, int(f.epsHi-f.epsLo))
 	delta := int32(len(b.m.states)) - f.lo
 	epsDelta := int32(len(b.m.eps)) - f.epsLo
 	reloc := func(t int32) int32 {
@@ -439,6 +458,7 @@ func (b *builder) runes(n *Node, k int32) (int32, error) {
 	if len(b.m.states)+len(t.states) > b.c.opts.MaxNFAStates {
 		return 0, limitErr(ErrTooManyNFAStates, int64(b.c.opts.MaxNFAStates), int64(len(b.m.states)+len(t.states)))
 	}
+	b.m.states = double(b.m.states, len(t.states))
 	base := int32(len(b.m.states))
 	for _, s := range t.states {
 		if s.next < 0 {
