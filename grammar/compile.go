@@ -59,6 +59,7 @@ func CompileSchema(schema []byte, opts Options) (*Result, error) {
 	if err := checkSchema(root, ""); err != nil {
 		return nil, err
 	}
+	rewriteConds(root)
 	c := newCompiler(opts, root)
 	n, err := c.emitList([]sref{{root, ""}}, "")
 	if err != nil {

@@ -192,6 +192,9 @@ func FuzzFiniteSchema(f *testing.F) {
 	for _, tt := range oneOfTests {
 		f.Add([]byte(tt.schema))
 	}
+	for _, tt := range ifThenElseTests {
+		f.Add([]byte(tt.schema))
+	}
 	f.Fuzz(func(t *testing.T, schema []byte) {
 		res, err := CompileSchema(schema, Options{MaxSchemaBytes: 1 << 14, MaxNodes: 20_000})
 		if err != nil {

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 )
@@ -112,5 +113,69 @@ func TestExpandTerms(t *testing.T) {
 	}
 	if _, ok := expandTerms([][]lit{{{"a", false}, {"b", false}}, {{"c", false}, {"d", false}}}, nil, 3); ok {
 		t.Errorf("expandTerms over the limit: ok = true, want false")
+	}
+}
+
+// ifThenElseTests exercise the if/then/else rewrite.
+var ifThenElseTests = []langTest{
+	{"if-discriminator", `{"type":"object","properties":{"kind":{"enum":["a","b"]},"x":{"type":"integer"},"y":{"type":"string"}},"required":["kind"],"additionalProperties":false,"if":{"properties":{"kind":{"const":"a"}}},"then":{"required":["x"]},"else":{"required":["y"]}}`,
+		[]string{`{"kind":"a","x":1}`, `{"kind":"a","x":1,"y":"s"}`, `{"kind":"b","y":"s"}`},
+		[]string{`{"kind":"a","y":"s"}`, `{"kind":"b","x":1}`, `{"kind":"a"}`}},
+	{"if-required", `{"if":{"required":["x"]},"then":{"not":{"required":["error"]}},"else":{"required":["error"]}}`,
+		[]string{`{"x":1}`, `{"error":1}`, `{"error":1,"y":2}`},
+		[]string{`{"x":1,"error":2}`, `{}`, `1`, `"s"`}},
+	{"if-const-no-else", `{"type":"string","if":{"const":"x"},"then":false}`,
+		[]string{`"y"`, `""`},
+		[]string{`"x"`, `1`}},
+	{"if-typed-else-only", `{"if":{"type":"string"},"else":{"type":"integer"}}`,
+		[]string{`"s"`, `1`},
+		[]string{`1.5`, `null`, `[]`, `{}`}},
+	{"if-minItems-finite", `{"type":"array","oneOf":[{"$ref":"#/definitions/x"},{"$ref":"#/definitions/y"}],"if":{"minItems":1},"then":{"minItems":2,"items":{"multipleOf":2}},"else":{"minItems":1},"definitions":{"x":{"enum":[[2],[2,4],[6]]},"y":{"enum":[[],[2,3],[4,8]]}}}`,
+		[]string{`[2,4]`, `[4,8]`, `[2, 4]`},
+		[]string{`[2]`, `[]`, `[2,3]`, `[6]`, `[8,4]`}},
+	{"if-nested-property", `{"type":"object","properties":{"mode":{"type":"string"},"n":{"type":"integer"}},"additionalProperties":false,"if":{"properties":{"mode":{"type":"string","maxLength":1}},"required":["mode"]},"then":{"required":["n"]}}`,
+		[]string{`{"mode":"a","n":1}`, `{"mode":"ab"}`, `{}`, `{"n":2}`},
+		[]string{`{"mode":"a"}`}},
+	{"if-draft4-ignored-still-sound", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"a":{"type":"string"}},"if":{"properties":{"a":{"const":"x"}}},"then":{"required":["b"]}}`,
+		[]string{`{"a":"x","b":1}`, `{"a":"y"}`},
+		[]string{`{"a":"x"}`}},
+}
+
+func TestIfThenElse(t *testing.T) {
+	checkLangTests(t, ifThenElseTests)
+}
+
+func TestNegateIf(t *testing.T) {
+	tests := []struct {
+		cond string
+		want string // "" when not negatable
+	}{
+		{`true`, `false`},
+		{`{}`, `false`},
+		{`{"type":"string"}`, `{"not":{"type":"string"}}`},
+		{`{"required":["a","b"]}`, `{"anyOf":[{"type":"object","not":{"required":["a"]}},{"type":"object","not":{"required":["b"]}}]}`},
+		{`{"properties":{"k":{"const":1}}}`, `{"type":"object","required":["k"],"properties":{"k":{"not":{"const":1}}}}`},
+		{`{"minItems":1,"description":"d"}`, `{"type":"array","maxItems":0}`},
+		{`{"minLength":0}`, `false`},
+		{`{"maxProperties":2}`, `{"type":"object","minProperties":3}`},
+		{`{"format":"date"}`, ""},
+		{`{"properties":{"k":{"$ref":"#"}}}`, ""},
+		{`{"minimum":1}`, ""},
+	}
+	for _, tt := range tests {
+		v, err := decodeValue([]byte(tt.cond), 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, ok := negateIf(v)
+		got := ""
+		if ok {
+			var b bytes.Buffer
+			encodeValue(&b, n)
+			got = b.String()
+		}
+		if got != tt.want {
+			t.Errorf("negateIf(%s) = %s, want %s", tt.cond, got, tt.want)
+		}
 	}
 }

@@ -124,7 +124,7 @@ var badSchemas = []struct {
 	{`{"$ref":"http://example.com/s.json"}`, CodeBadRef, "/$ref"},
 	{`{"$ref":"#"}`, CodeBadRef, "/$ref"},
 	{`{"type":"array","uniqueItems":true}`, CodeUnsupported, "/uniqueItems"},
-	{`{"properties":{"a":{"if":{"type":"string"},"then":{"minLength":1}}}}`, CodeUnsupported, "/properties/a/if"},
+	{`{"properties":{"a":{"if":{"format":"date"},"then":{"minLength":1}}}}`, CodeUnsupported, "/properties/a/if"},
 	{`{"type":"string","format":"fancy"}`, CodeUnknownFormat, "/format"},
 	{`{"oneOf":[{"type":"integer"},{"type":"number"}]}`, CodeOneOfOverlap, "/oneOf"},
 	{`{"oneOf":[{"type":"string","pattern":"a"},{"type":"string","pattern":"b"}]}`, CodeOneOfOverlap, "/oneOf"},

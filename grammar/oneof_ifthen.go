@@ -1,0 +1,210 @@
+package grammar
+
+import (
+	"strconv"
+	"strings"
+)
+
+// if/then/else.
+//
+// Before collection, every schema object with "if" and "then" or "else"
+// whose "if" can be negated exactly is rewritten in the decoded document:
+//
+//	{..., "if": I, "then": T, "else": E}
+//	  → {..., "allOf": [..., {"anyOf": [{"allOf": [I, T]}, {"allOf": [¬I, E]}]}]}
+//
+// (a missing then/else is true). The two branches are disjoint (I and ¬I),
+// so the anyOf is exact. I is a conjunction of keywords, each a test on
+// one type family and vacuous on the others, so ¬I is the disjunction of
+// the negated keywords, each restricted to its family (negateIf): not
+// type, not const/enum, a string not matching the pattern, a string,
+// array or object outside the length bound, an object lacking a required
+// name, an object whose listed property is present with a value failing
+// its (recursively negated) schema. Those are schemas the rest of the
+// package compiles exactly (applyNots for the leaf nots) or refuses.
+//
+// An "if" with any other keyword ($ref, allOf, format, numeric bounds,
+// items...) is left alone, and collect refuses it as before. The rewritten
+// document is also what the finite-domain validator sees; the rewrite
+// keeps its meaning (under drafts before 7, where if is not a keyword, it
+// only makes the language smaller).
+
+// rewriteConds rewrites the if/then/else of every schema position
+// reachable from root (through the schema keywords and local $refs).
+func rewriteConds(root *value) {
+	if !hasKeyword(root, "if", 0) {
+		return
+	}
+	seen := map[*value]bool{}
+	var walk func(v *value, depth int)
+	walk = func(v *value, depth int) {
+		if v == nil || v.k != kObject || seen[v] || depth > 512 {
+			return
+		}
+		seen[v] = true
+		for i, k := range v.keys {
+			x := v.vals[i]
+			switch k {
+			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
+				if x.k == kObject {
+					for _, s := range x.vals {
+						walk(s, depth+1)
+					}
+				}
+			case "items", "prefixItems", "allOf", "anyOf", "oneOf":
+				if x.k == kArray {
+					for _, s := range x.arr {
+						walk(s, depth+1)
+					}
+				} else {
+					walk(x, depth+1)
+				}
+			case "not", "if", "then", "else", "additionalProperties", "additionalItems", "propertyNames",
+				"contains", "unevaluatedProperties", "unevaluatedItems":
+				walk(x, depth+1)
+			case "$ref":
+				if x.k == kString {
+					if t, _, ok := resolvePointer(root, x.str); ok {
+						walk(t, depth+1)
+					}
+				}
+			}
+		}
+		rewriteCond(v)
+	}
+	walk(root, 0)
+}
+
+// rewriteCond rewrites the if/then/else of one schema object in place,
+// when its "if" can be negated exactly.
+func rewriteCond(v *value) {
+	cond := v.get("if")
+	if cond == nil {
+		return
+	}
+	then, els := v.get("then"), v.get("else")
+	if then == nil && els == nil {
+		return
+	}
+	if checkSchema(cond, "") != nil || then != nil && checkSchema(then, "") != nil || els != nil && checkSchema(els, "") != nil {
+		return
+	}
+	all := v.get("allOf")
+	if all != nil && (all.k != kArray || len(all.arr) == 0) {
+		return
+	}
+	notCond, ok := negateIf(cond)
+	if !ok {
+		return
+	}
+	if then == nil {
+		then = &value{k: kBool, b: true}
+	}
+	if els == nil {
+		els = &value{k: kBool, b: true}
+	}
+	group := object("anyOf", array(object("allOf", array(cond, then)), object("allOf", array(notCond, els))))
+	keys, vals := v.keys[:0:0], v.vals[:0:0]
+	for i, k := range v.keys {
+		if k != "if" && k != "then" && k != "else" {
+			keys, vals = append(keys, k), append(vals, v.vals[i])
+		}
+	}
+	v.keys, v.vals = keys, vals
+	if all != nil {
+		all.arr = append(all.arr, group)
+	} else {
+		v.keys = append(v.keys, "allOf")
+		v.vals = append(v.vals, array(group))
+	}
+}
+
+// negateIf returns a schema accepting exactly the values cond rejects.
+// cond is a conjunction of keywords, each a test on one type family
+// (vacuous on the others), so ¬cond is the disjunction of the negated
+// keywords, each restricted to its family. Keywords without an exact
+// negation here make the rewrite fail.
+func negateIf(cond *value) (*value, bool) {
+	if cond.k == kBool {
+		return &value{k: kBool, b: !cond.b}, true
+	}
+	if cond.k != kObject {
+		return nil, false
+	}
+	var alts []*value
+	family := func(t string, kv ...any) *value {
+		return object(append([]any{"type", str(t)}, kv...)...)
+	}
+	for i, k := range cond.keys {
+		x := cond.vals[i]
+		switch k {
+		case "type":
+			alts = append(alts, object("not", object("type", x)))
+		case "const", "enum":
+			alts = append(alts, object("not", object(k, x)))
+		case "pattern":
+			alts = append(alts, family("string", "not", object(k, x)))
+		case "required":
+			if x.k != kArray {
+				return nil, false
+			}
+			for _, r := range x.arr {
+				if r.k != kString {
+					return nil, false
+				}
+				alts = append(alts, family("object", "not", object("required", array(r))))
+			}
+		case "properties":
+			if x.k != kObject {
+				return nil, false
+			}
+			for j, name := range x.keys {
+				ns, ok := negateIf(x.vals[j])
+				if !ok {
+					return nil, false
+				}
+				alts = append(alts, family("object", "required", array(str(name)), "properties", object(name, ns)))
+			}
+		case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
+			n, err := nonNegInt(x, "", k)
+			if err != nil || n >= 1<<31 {
+				return nil, false
+			}
+			fam := map[string]string{"Length": "string", "Items": "array", "Properties": "object"}[k[3:]]
+			if strings.HasPrefix(k, "min") {
+				if n > 0 {
+					alts = append(alts, family(fam, "max"+k[3:], number(n-1)))
+				}
+			} else {
+				alts = append(alts, family(fam, "min"+k[3:], number(n+1)))
+			}
+		default:
+			if !annotations[k] {
+				return nil, false
+			}
+		}
+	}
+	switch len(alts) {
+	case 0:
+		return &value{k: kBool, b: false}, true
+	case 1:
+		return alts[0], true
+	}
+	return object("anyOf", array(alts...)), true
+}
+
+func number(n int) *value { return &value{k: kNumber, num: strconv.Itoa(n)} }
+
+// object builds an object value from alternating keys and values.
+func object(kv ...any) *value {
+	v := &value{k: kObject}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.keys = append(v.keys, kv[i].(string))
+		v.vals = append(v.vals, kv[i+1].(*value))
+	}
+	return v
+}
+
+func array(vs ...*value) *value { return &value{k: kArray, arr: vs} }
+
+func str(s string) *value { return &value{k: kString, str: s} }
