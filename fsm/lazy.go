@@ -59,14 +59,20 @@ func CompileConstraint(n *Node, ti *TokenIndex, opts Options, copts ConstraintOp
 		copts.TrustTrimmed = true
 		return NewConstraint(d, ti, copts)
 	}
+	var before time.Duration
+	if st := c.opts.Stats; st != nil {
+		before = st.NFATime + st.DetTime + st.MinTime
+	}
 	t0 := time.Now()
 	m, err := c.nfaOf(n)
 	if err != nil {
 		return nil, err
 	}
 	if st := c.opts.Stats; st != nil {
+		// Spliced sub-DFAs already added their own phase times.
+		nested := st.NFATime + st.DetTime + st.MinTime - before
 		st.NFAStates += len(m.states)
-		st.NFATime += time.Since(t0)
+		st.NFATime += time.Since(t0) - nested
 	}
 	return newLazyConstraint(m, ti, c.opts, copts)
 }
