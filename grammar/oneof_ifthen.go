@@ -32,7 +32,7 @@ import (
 // rewriteConds rewrites the if/then/else of every schema position
 // reachable from root (through the schema keywords and local $refs).
 func rewriteConds(root *value) {
-	if !hasKeyword(root, "if", 0) {
+	if !hasKeyword(root, "if", 0) && !hasKeyword(root, "not", 0) {
 		return
 	}
 	seen := map[*value]bool{}
@@ -70,14 +70,15 @@ func rewriteConds(root *value) {
 				}
 			}
 		}
-		rewriteCond(v)
+		rewriteCond(root, v)
+		rewriteNot(root, v)
 	}
 	walk(root, 0)
 }
 
 // rewriteCond rewrites the if/then/else of one schema object in place,
 // when its "if" can be negated exactly.
-func rewriteCond(v *value) {
+func rewriteCond(root, v *value) {
 	cond := v.get("if")
 	if cond == nil {
 		return
@@ -93,7 +94,7 @@ func rewriteCond(v *value) {
 	if all != nil && (all.k != kArray || len(all.arr) == 0) {
 		return
 	}
-	notCond, ok := negateIf(cond)
+	notCond, ok := negateIf(root, cond, 0)
 	if !ok {
 		return
 	}
@@ -119,12 +120,61 @@ func rewriteCond(v *value) {
 	}
 }
 
+// rewriteNot replaces "not": N by allOf [¬N] when N is a structured
+// schema applyNots refuses (several required names, properties, allOf,
+// anyOf, not, array or object size bounds) and negateIf negates it.
+func rewriteNot(root, v *value) {
+	n := v.get("not")
+	if n == nil || n.k != kObject || !structuredNot(n) {
+		return
+	}
+	all := v.get("allOf")
+	if all != nil && (all.k != kArray || len(all.arr) == 0) {
+		return
+	}
+	neg, ok := negateIf(root, n, 0)
+	if !ok {
+		return
+	}
+	keys, vals := v.keys[:0:0], v.vals[:0:0]
+	for i, k := range v.keys {
+		if k != "not" {
+			keys, vals = append(keys, k), append(vals, v.vals[i])
+		}
+	}
+	v.keys, v.vals = keys, vals
+	if all != nil {
+		all.arr = append(all.arr, neg)
+	} else {
+		v.keys = append(v.keys, "allOf")
+		v.vals = append(v.vals, array(neg))
+	}
+}
+
+// structuredNot reports whether n has a keyword applyNots refuses.
+func structuredNot(n *value) bool {
+	for i, k := range n.keys {
+		switch k {
+		case "properties", "allOf", "anyOf", "not", "minItems", "maxItems", "minProperties", "maxProperties":
+			return true
+		case "required":
+			if x := n.vals[i]; x.k == kArray && len(x.arr) > 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // negateIf returns a schema accepting exactly the values cond rejects.
 // cond is a conjunction of keywords, each a test on one type family
 // (vacuous on the others), so ¬cond is the disjunction of the negated
 // keywords, each restricted to its family. Keywords without an exact
 // negation here make the rewrite fail.
-func negateIf(cond *value) (*value, bool) {
+func negateIf(root, cond *value, depth int) (*value, bool) {
+	if depth > maxNegateDepth {
+		return nil, false
+	}
 	if cond.k == kBool {
 		return &value{k: kBool, b: !cond.b}, true
 	}
@@ -159,7 +209,7 @@ func negateIf(cond *value) (*value, bool) {
 				return nil, false
 			}
 			for j, name := range x.keys {
-				ns, ok := negateIf(x.vals[j])
+				ns, ok := negateIf(root, x.vals[j], depth+1)
 				if !ok {
 					return nil, false
 				}
@@ -178,6 +228,41 @@ func negateIf(cond *value) (*value, bool) {
 			} else {
 				alts = append(alts, family(fam, "min"+k[3:], number(n+1)))
 			}
+		case "allOf", "anyOf":
+			if x.k != kArray || len(x.arr) == 0 {
+				return nil, false
+			}
+			var negs []*value
+			for _, e := range x.arr {
+				ne, ok := negateIf(root, e, depth+1)
+				if !ok {
+					return nil, false
+				}
+				negs = append(negs, ne)
+			}
+			if k == "allOf" { // ¬(A ∧ B) = ¬A ∨ ¬B
+				alts = append(alts, negs...)
+			} else { // ¬(A ∨ B) = ¬A ∧ ¬B
+				alts = append(alts, object("allOf", array(negs...)))
+			}
+		case "not":
+			if checkSchema(x, "") != nil {
+				return nil, false
+			}
+			alts = append(alts, x)
+		case "$ref":
+			if x.k != kString {
+				return nil, false
+			}
+			t, _, ok := resolvePointer(root, x.str)
+			if !ok {
+				return nil, false
+			}
+			nt, ok := negateIf(root, t, depth+1)
+			if !ok {
+				return nil, false
+			}
+			alts = append(alts, nt)
 		default:
 			if !annotations[k] {
 				return nil, false
@@ -192,6 +277,10 @@ func negateIf(cond *value) (*value, bool) {
 	}
 	return object("anyOf", array(alts...)), true
 }
+
+// maxNegateDepth bounds the nesting negateIf follows (through properties,
+// allOf/anyOf and $ref): recursive definitions are not negated.
+const maxNegateDepth = 8
 
 func number(n int) *value { return &value{k: kNumber, num: strconv.Itoa(n)} }
 

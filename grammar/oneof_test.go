@@ -116,7 +116,7 @@ func TestExpandTerms(t *testing.T) {
 	}
 }
 
-// ifThenElseTests exercise the if/then/else rewrite.
+// ifThenElseTests exercise the if/then/else and structured-not rewrites.
 var ifThenElseTests = []langTest{
 	{"if-discriminator", `{"type":"object","properties":{"kind":{"enum":["a","b"]},"x":{"type":"integer"},"y":{"type":"string"}},"required":["kind"],"additionalProperties":false,"if":{"properties":{"kind":{"const":"a"}}},"then":{"required":["x"]},"else":{"required":["y"]}}`,
 		[]string{`{"kind":"a","x":1}`, `{"kind":"a","x":1,"y":"s"}`, `{"kind":"b","y":"s"}`},
@@ -139,6 +139,18 @@ var ifThenElseTests = []langTest{
 	{"if-draft4-ignored-still-sound", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"a":{"type":"string"}},"if":{"properties":{"a":{"const":"x"}}},"then":{"required":["b"]}}`,
 		[]string{`{"a":"x","b":1}`, `{"a":"y"}`},
 		[]string{`{"a":"x"}`}},
+	{"not-required-two", `{"type":"object","properties":{"body":{"type":"string"},"bodyValue":{"type":"string"}},"additionalProperties":false,"not":{"required":["body","bodyValue"]}}`,
+		[]string{`{}`, `{"body":"a"}`, `{"bodyValue":"b"}`},
+		[]string{`{"body":"a","bodyValue":"b"}`}},
+	{"not-allOf-required", `{"type":"object","properties":{"cmd":{"type":"string"},"args":{"type":"array"}},"additionalProperties":false,"not":{"allOf":[{"required":["cmd"]},{"required":["args"]}]}}`,
+		[]string{`{"cmd":"x"}`, `{"args":[]}`, `{}`},
+		[]string{`{"cmd":"x","args":[]}`}},
+	{"not-anyOf-types", `{"not":{"anyOf":[{"type":"string"},{"type":"object","required":["a"]}]}}`,
+		[]string{`1`, `null`, `{}`, `{"b":1}`, `[]`},
+		[]string{`"s"`, `{"a":1}`}},
+	{"not-not-ref", `{"$defs":{"d":{"type":"object","required":["k"]}},"not":{"not":{"$ref":"#/$defs/d"}}}`,
+		[]string{`{"k":1}`},
+		[]string{`{}`, `1`}},
 }
 
 func TestIfThenElse(t *testing.T) {
@@ -161,13 +173,18 @@ func TestNegateIf(t *testing.T) {
 		{`{"format":"date"}`, ""},
 		{`{"properties":{"k":{"$ref":"#"}}}`, ""},
 		{`{"minimum":1}`, ""},
+		{`{"allOf":[{"required":["a"]},{"type":"string"}]}`, `{"anyOf":[{"type":"object","not":{"required":["a"]}},{"not":{"type":"string"}}]}`},
+		{`{"anyOf":[{"const":1},{"const":2}]}`, `{"allOf":[{"not":{"const":1}},{"not":{"const":2}}]}`},
+		{`{"not":{"type":"null"}}`, `{"type":"null"}`},
+		{`{"$ref":"#/required"}`, ""}, // a $ref to a non-schema
+		{`{"oneOf":[{"type":"null"},true]}`, ""},
 	}
 	for _, tt := range tests {
 		v, err := decodeValue([]byte(tt.cond), 20)
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, ok := negateIf(v)
+		n, ok := negateIf(v, v, 0)
 		got := ""
 		if ok {
 			var b bytes.Buffer

@@ -130,7 +130,7 @@ var badSchemas = []struct {
 	{`{"oneOf":[{"type":"string","pattern":"a"},{"type":"string","pattern":"b"}]}`, CodeOneOfOverlap, "/oneOf"},
 	{`{"oneOf":[{"type":"number","maximum":1},{"type":"number","minimum":1}]}`, CodeOneOfOverlap, "/oneOf"},
 	{`{"type":"integer","minimum":5,"maximum":1}`, CodeUnsatisfiable, ""},
-	{`{"not":{"type":"object","properties":{"a":{}}}}`, CodeUnsupported, "/not"},
+	{`{"not":{"type":"object","additionalProperties":false}}`, CodeUnsupported, "/not"},
 	{`{"minLength":-1}`, CodeInvalidSchema, "/minLength"},
 	{strings.Repeat(`{"items":`, 300) + `{}` + strings.Repeat(`}`, 300), CodeTooLarge, ""},
 }

@@ -42,7 +42,11 @@ S=[
 ("if-nested-property", {"type":"object","properties":{"mode":{"type":"string"},"n":{"type":"integer"}},"additionalProperties":false,"if":{"properties":{"mode":{"type":"string","maxLength":1}},"required":["mode"]},"then":{"required":["n"]}}),
 ("if-allOf-two", {"type":"object","properties":{"t":{"enum":["a","b","c"]},"a":{"type":"string"},"b":{"type":"integer"}},"required":["t"],"additionalProperties":false,"allOf":[{"if":{"properties":{"t":{"const":"a"}}},"then":{"required":["a"]}},{"if":{"properties":{"t":{"const":"b"}}},"then":{"required":["b"]},"else":{"not":{"required":["b"]}}}]}),
 ("if-pattern", {"type":"string","if":{"pattern":"^x"},"then":{"maxLength":3},"else":{"minLength":2}}),
-("if-maxProperties", {"type":"object","properties":{"p":{"type":"integer"},"q":{"type":"integer"}},"additionalProperties":false,"if":{"maxProperties":1},"then":{"required":["p"]}})
+("if-maxProperties", {"type":"object","properties":{"p":{"type":"integer"},"q":{"type":"integer"}},"additionalProperties":false,"if":{"maxProperties":1},"then":{"required":["p"]}}),
+("not-required-two", {"type":"object","properties":{"body":{"type":"string"},"bodyValue":{"type":"string"}},"additionalProperties":false,"not":{"required":["body","bodyValue"]}}),
+("not-allOf-required", {"type":"object","properties":{"cmd":{"type":"string"},"args":{"type":"array"}},"not":{"allOf":[{"required":["cmd"]},{"required":["args"]}]}}),
+("not-anyOf-types", {"not":{"anyOf":[{"type":"string"},{"type":"object","required":["a"]}]}}),
+("not-discriminator", {"type":"object","properties":{"t":{"enum":["a","b"]},"v":{"type":"integer"}},"required":["t"],"additionalProperties":false,"not":{"properties":{"t":{"const":"a"},"v":{"maxLength":3}},"required":["v"]}}),
 ]
 for n,s in S:
     print(json.dumps({"name":n,"schema":s}))
