@@ -23,14 +23,15 @@ import "conform/fsm"
 //     A-Z; then ']'. So no empty class (ECMA "[]" and Go "[]" differ), no
 //     range with an escape as an end (a u-mode error), no "[" in a class
 //     (Go's POSIX "[:alpha:]");
-//   - counted quantifiers use single digits with n ≤ m, and only on
-//     non-group atoms: Go rejects nested counts whose product exceeds 1000
-//     and programs over ~3.3M instructions; with counts ≤ 9 on single atoms
-//     each character of the regex costs Go at most 3 instructions, so only
-//     a regex over a million characters could reach that limit.
+//   - counts are 0..99 with n ≤ m, and only on non-group atoms: Go rejects
+//     nested counts whose product exceeds 1000 and programs over ~3.3M
+//     instructions (regexp/syntax maxSize). With counts ≤ 99 on single
+//     atoms a character of the regex costs Go at most ~29 instructions
+//     ("a{0,99}": 7 characters, 198 instructions), so only a regex over
+//     100,000 characters could reach that limit; ECMA-262 has none.
 //
 // Under-approximated: lookarounds, backreferences, named groups, \u, \c,
-// \0, \p, other class ranges, counts over 9, counted groups, deeper
+// \0, \p, other class ranges, counts over 99, counted groups, deeper
 // nesting.
 const regexFormatDepth = 3
 
@@ -60,12 +61,7 @@ func regexFormatNode() *fsm.Node {
 	class := fsm.Cat(fsm.Lit("["), fsm.Opt(fsm.Lit("^")), fsm.Plus(fsm.Alt(classPlain, classEscape, classRange)), fsm.Lit("]"))
 	atom := fsm.Alt(plain, fsm.Lit("."), escape, class)
 
-	digit := fsm.RuneClass(r('0', '9'))
-	var pairs []*fsm.Node // {n,m} with n ≤ m, single digits
-	for n := '0'; n <= '9'; n++ {
-		pairs = append(pairs, fsm.Cat(fsm.RuneClass(r(n, n)), fsm.Lit(","), fsm.RuneClass(r(n, '9'))))
-	}
-	counted := fsm.Cat(fsm.Lit("{"), fsm.Alt(fsm.Cat(digit, fsm.Opt(fsm.Lit(","))), fsm.Alt(pairs...)), fsm.Lit("}"))
+	counted := fsm.Cat(fsm.Lit("{"), regexCounts(), fsm.Lit("}"))
 	simpleQ := fsm.RuneClass(r('*', '+'), r('?', '?'))
 	lazy := fsm.Opt(fsm.Lit("?"))
 	atomTerm := fsm.Cat(atom, fsm.Opt(fsm.Cat(fsm.Alt(simpleQ, counted), lazy)))
@@ -78,4 +74,31 @@ func regexFormatNode() *fsm.Node {
 		pattern = fsm.Star(fsm.Alt(atomTerm, assertion, bar, group))
 	}
 	return pattern
+}
+
+// regexCounts is the inside of a counted quantifier: n, "n," or "n,m" with
+// n and m in 0..99 (no leading zeros) and n ≤ m.
+func regexCounts() *fsm.Node {
+	d := func(lo, hi rune) *fsm.Node { return fsm.RuneClass(fsm.RuneRange{Lo: lo, Hi: hi}) }
+	one := d('0', '9')
+	two := fsm.Cat(d('1', '9'), d('0', '9'))
+	num := fsm.Alt(one, two)
+	comma := fsm.Lit(",")
+	alts := []*fsm.Node{
+		num,
+		fsm.Cat(num, comma),
+		fsm.Cat(one, comma, two), // one digit, then two
+	}
+	for n := '0'; n <= '9'; n++ { // both one digit
+		alts = append(alts, fsm.Cat(d(n, n), comma, d(n, '9')))
+	}
+	for a := '1'; a <= '9'; a++ { // both two digits
+		if a < '9' {
+			alts = append(alts, fsm.Cat(d(a, a), d('0', '9'), comma, d(a+1, '9'), d('0', '9')))
+		}
+		for b := '0'; b <= '9'; b++ {
+			alts = append(alts, fsm.Cat(d(a, a), d(b, b), comma, d(a, a), d(b, '9')))
+		}
+	}
+	return fsm.Alt(alts...)
 }

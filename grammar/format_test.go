@@ -52,10 +52,10 @@ var formatTests = []struct {
 		[]string{"A", "AA", "AAA", "AB==", "AAB=", "A===", "AA=A", "aGVsbG8", "aGVs bG8=", "aGVs-G8=", "AA==AAAA"}},
 	{"regex",
 		[]string{"", "abc", "^a+b*$", "a|b|", "(a)(?:b)", "[a-z0-9_]+", "[^\\]\\-]", `\d{3}-\d{2,4}`, `a{0,9}?`, `\bword\B`,
-			`\x41\.\/\(`, "((a|b)*c)?", "[.$(]", "a/b", "()", "(|)", `[\w\s]`},
+			`\x41\.\/\(`, "((a|b)*c)?", "^[a-zA-Z0-9_]{3,16}$", "a{10,10}", "a{19,20}", "a{0,99}", "b{99}", "c{9,10}", "d{42,}", "[.$(]", "a/b", "()", "(|)", `[\w\s]`},
 		[]string{"(", ")", "[", "]", "{", "}", "a**", "*a", "a{2", "[]", "[^]", "[b-a]", "a{3,2}", `\`, `a\`, "(?=a)", `\1`, `\k<a>`,
 			`\-`, `\a`, "^*", "a{1000}", "[[:alpha:]]",
-			"a{10}", "(a){2}", "((((a))))", `\u0041`}}, // counts over 9, counted groups, depth 4, \u: left out
+			"a{100}", "a{1,100}", "a{05}", "a{20,19}", "a{21,19}", "a{11,10}", "(a){2}", "((((a))))", `\u0041`}}, // counts over 99, leading zeros, counted groups, depth 4, \u: left out
 }
 
 func TestFormatLanguages(t *testing.T) {

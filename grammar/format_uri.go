@@ -60,13 +60,13 @@ func (u uriSyntax) absolute() string {
 	return uriScheme + `://` + u.host + uriPort + u.pathAbempty() + u.tail()
 }
 
-// reference is an absolute URI or a relative reference (RFC 3986 §4.1).
+// reference is an absolute URI or a relative reference (RFC 3986 §4.1):
+// [[scheme ":"] "//" authority] path-abempty, path-absolute ("/" alone or
+// "/" and a non-empty segment), path-noscheme or path-empty, then the
+// query and fragment. The alternatives share one path and one tail, which
+// keeps the automaton about as small as uri's.
 func (u uriSyntax) reference() string {
-	rel := `(?://` + u.host + uriPort + u.pathAbempty() + // network-path
-		`|/(?:` + u.pchar + `+` + u.pathAbempty() + `)?` + // path-absolute
-		`|` + u.pcharN + `+` + u.pathAbempty() + // path-noscheme
-		`|)` + u.tail() // path-empty
-	return `(?:` + u.absolute() + `)|(?:` + rel + `)`
+	return `(?:(?:(?:` + uriScheme + `:)?//` + u.host + uriPort + `|/` + u.pchar + `+|` + u.pcharN + `+)` + u.pathAbempty() + `|/)?` + u.tail()
 }
 
 func (u uriSyntax) pathAbempty() string { return `(?:/` + u.pchar + `*)*` }
