@@ -35,6 +35,27 @@ func rewriteConds(root *value) {
 	if !hasKeyword(root, "if", 0) && !hasKeyword(root, "not", 0) {
 		return
 	}
+	// Subtrees a $ref points into are never removed: the reference would
+	// dangle.
+	targets := map[*value]bool{}
+	var refs func(v *value, depth int)
+	refs = func(v *value, depth int) {
+		if depth > 512 {
+			return
+		}
+		for i, k := range v.keys {
+			if k == "$ref" && v.vals[i].k == kString {
+				if t, _, ok := resolvePointer(root, v.vals[i].str); ok {
+					targets[t] = true
+				}
+			}
+			refs(v.vals[i], depth+1)
+		}
+		for _, e := range v.arr {
+			refs(e, depth+1)
+		}
+	}
+	refs(root, 0)
 	seen := map[*value]bool{}
 	var walk func(v *value, depth int)
 	walk = func(v *value, depth int) {
@@ -70,15 +91,15 @@ func rewriteConds(root *value) {
 				}
 			}
 		}
-		rewriteCond(root, v)
-		rewriteNot(root, v)
+		rewriteCond(root, v, targets)
+		rewriteNot(root, v, targets)
 	}
 	walk(root, 0)
 }
 
 // rewriteCond rewrites the if/then/else of one schema object in place,
 // when its "if" can be negated exactly.
-func rewriteCond(root, v *value) {
+func rewriteCond(root, v *value, targets map[*value]bool) {
 	cond := v.get("if")
 	if cond == nil {
 		return
@@ -92,6 +113,9 @@ func rewriteCond(root, v *value) {
 	}
 	all := v.get("allOf")
 	if all != nil && (all.k != kArray || len(all.arr) == 0) {
+		return
+	}
+	if holdsTarget(cond, targets, 0) || holdsTarget(then, targets, 0) || holdsTarget(els, targets, 0) {
 		return
 	}
 	notCond, ok := negateIf(root, cond, 0)
@@ -123,13 +147,16 @@ func rewriteCond(root, v *value) {
 // rewriteNot replaces "not": N by allOf [¬N] when N is a structured
 // schema applyNots refuses (several required names, properties, allOf,
 // anyOf, not, array or object size bounds) and negateIf negates it.
-func rewriteNot(root, v *value) {
+func rewriteNot(root, v *value, targets map[*value]bool) {
 	n := v.get("not")
 	if n == nil || n.k != kObject || !structuredNot(n) {
 		return
 	}
 	all := v.get("allOf")
 	if all != nil && (all.k != kArray || len(all.arr) == 0) {
+		return
+	}
+	if holdsTarget(n, targets, 0) {
 		return
 	}
 	neg, ok := negateIf(root, n, 0)
@@ -161,6 +188,27 @@ func structuredNot(n *value) bool {
 			if x := n.vals[i]; x.k == kArray && len(x.arr) > 1 {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// holdsTarget reports whether the subtree v contains a $ref target.
+func holdsTarget(v *value, targets map[*value]bool, depth int) bool {
+	if v == nil {
+		return false
+	}
+	if targets[v] || depth > 512 {
+		return true
+	}
+	for _, e := range v.vals {
+		if holdsTarget(e, targets, depth+1) {
+			return true
+		}
+	}
+	for _, e := range v.arr {
+		if holdsTarget(e, targets, depth+1) {
+			return true
 		}
 	}
 	return false

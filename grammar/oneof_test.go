@@ -151,6 +151,11 @@ var ifThenElseTests = []langTest{
 	{"not-not-ref", `{"$defs":{"d":{"type":"object","required":["k"]}},"not":{"not":{"$ref":"#/$defs/d"}}}`,
 		[]string{`{"k":1}`},
 		[]string{`{}`, `1`}},
+	// A $ref points into the not: the rewrite would leave it dangling, so
+	// the not stays and the finite path decides the enum.
+	{"not-ref-target-kept", `{"allOf":[{"enum":[{"foo":false},{"foo":{"bar":1}}]},{"not":{"not":{"additionalProperties":false,"properties":{"foo":{"$ref":"#/allOf/1/not/not"}}}}}]}`,
+		[]string{`{"foo":false}`},
+		[]string{`{"foo":{"bar":1}}`}},
 }
 
 func TestIfThenElse(t *testing.T) {
