@@ -33,5 +33,5 @@ func ExampleCompileSchema_error() {
 	_, err := grammar.CompileSchema([]byte(`{"type":"array","items":{"type":"string","format":"fancy"}}`), grammar.Options{})
 	fmt.Println(err)
 	// Output:
-	// grammar: unknown-format at #/items/format: unknown format "fancy"; known: binary, byte, date, date-time, double, duration, email, float, hostname, idn-email, idn-hostname, int32, int64, ipv4, ipv6, iri, iri-reference, json-pointer, password, regex, relative-json-pointer, time, uri, uri-reference, uri-template, uuid
+	// grammar: unknown-format at #/items/format: unknown format "fancy"; known: binary, byte, date, date-time, double, duration, email, float, host-name, hostname, idn-email, idn-hostname, int32, int64, ip-address, ipv4, ipv6, iri, iri-reference, json-pointer, password, regex, relative-json-pointer, time, uri, uri-reference, uri-template, utc-millisec, uuid
 }

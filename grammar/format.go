@@ -111,6 +111,9 @@ func buildFormats() (map[string]*fsm.Node, error) {
 		return nil, fmt.Errorf("format uri-template: %v", err)
 	}
 	nodes["regex"] = regexFormatNode()
+	// Draft-03 names for the same formats.
+	nodes["host-name"] = nodes["hostname"]
+	nodes["ip-address"] = nodes["ipv4"]
 	return nodes, nil
 }
 
@@ -118,12 +121,13 @@ func buildFormats() (map[string]*fsm.Node, error) {
 // enforces (or knows to place no constraint on strings); any other format
 // name is an unknown-format error in strict mode.
 func KnownFormats() []string {
-	names := []string{"int32", "int64", "float", "double", "binary", "password",
-		"email", "idn-hostname", "idn-email", "uri-template", "regex"}
-	for k := range formatRegexes {
-		if k != "email-local" && k != "email-domain" {
-			names = append(names, k)
-		}
+	var names []string
+	formatNode("") // builds formatNodes
+	for k := range formatNodes {
+		names = append(names, k)
+	}
+	for k := range formatsWithoutStringConstraint {
+		names = append(names, k)
 	}
 	sort.Strings(names)
 	return names

@@ -18,6 +18,8 @@ import "math/big"
 //   - binary, password: any string.
 //
 // santhosh-tekuri/jsonschema knows none of these names and ignores them.
+// Draft-03's utc-millisec (a number of milliseconds, any JSON number) is
+// here too: it constrains no string.
 
 // base64Re: groups of four, then an optional padded group whose last
 // character has its unused low bits zero (AQgw carry 4 zero bits, the
@@ -28,6 +30,7 @@ const base64Re = `(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}
 // string.
 var formatsWithoutStringConstraint = map[string]bool{
 	"int32": true, "int64": true, "float": true, "double": true, "binary": true, "password": true,
+	"utc-millisec": true,
 }
 
 // formatConstrainsStrings reports whether the format may narrow the strings

@@ -18,8 +18,9 @@ import (
 )
 
 // formatCheckers are independent checks for formats, applied to decoded
-// strings on top of santhosh-tekuri/jsonschema (which ignores byte and the
-// idn formats, and checks regex with Go's regexp only).
+// strings on top of santhosh-tekuri/jsonschema (which ignores byte, the
+// idn formats and the draft-03 names, and checks regex with Go's regexp
+// only).
 var formatCheckers = map[string]func(string) error{
 	"byte": func(s string) error {
 		b, err := base64.StdEncoding.Strict().DecodeString(s)
@@ -39,6 +40,8 @@ var formatCheckers = map[string]func(string) error{
 		}
 		return checkIDNHost(s[at+1:])
 	},
+	"host-name":  func(s string) error { return validateFormat("hostname", s) },
+	"ip-address": func(s string) error { return validateFormat("ipv4", s) },
 	"regex": func(s string) error {
 		_, err := regexp2.Compile(s, regexp2.ECMAScript)
 		return err
@@ -193,7 +196,7 @@ func TestFormatOraclesReject(t *testing.T) {
 	for _, tt := range []struct{ format, s string }{
 		{"uri-reference", ":x"}, {"iri", "/relative"}, {"iri-reference", "1:x"}, {"uri-template", "{x}:y"},
 		{"uri-template", "/a{?q}"}, {"json-pointer", "a"}, {"relative-json-pointer", "01"}, {"regex", "("},
-		{"byte", "A"}, {"byte", "AB=="}, {"idn-hostname", "ab--c"}, {"idn-email", "a@ab--c"}, {"idn-email", "a..b@c"},
+		{"byte", "A"}, {"byte", "AB=="}, {"host-name", "-a"}, {"ip-address", "1.2.3"}, {"idn-hostname", "ab--c"}, {"idn-email", "a@ab--c"}, {"idn-email", "a..b@c"},
 	} {
 		err := validateFormat(tt.format, tt.s)
 		if chk := formatCheckers[tt.format]; err == nil && chk != nil {

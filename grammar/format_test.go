@@ -47,6 +47,8 @@ var formatTests = []struct {
 	{"idn-email",
 		[]string{"a@b", "a.b+c@example.com"},
 		[]string{"a@ab--c.com", "a@", "@b", "a..b@c", "例@例.jp"}}, // non-ASCII: left out
+	{"host-name", []string{"example.com", "a-b.c"}, []string{"", "-a", "a_b"}},
+	{"ip-address", []string{"192.168.0.1", "0.0.0.0"}, []string{"256.1.1.1", "01.1.1.1", "::1"}},
 	{"byte",
 		[]string{"", "AA==", "AAA=", "AAAA", "aGVsbG8=", "aGVsbG8gd29ybGQ=", "+/+/", "QQ==", "QUE="},
 		[]string{"A", "AA", "AAA", "AB==", "AAB=", "A===", "AA=A", "aGVsbG8", "aGVs bG8=", "aGVs-G8=", "AA==AAAA"}},
@@ -107,6 +109,7 @@ func TestFormatTypes(t *testing.T) {
 		{`{"type":["string","integer"],"format":"int64"}`, []string{`"x"`, `"99999999999999999999"`, `1`}, []string{`99999999999999999999`}},
 		{`{"type":["number","string"],"format":"double"}`, []string{`1e300`, `-0.5`, `"any"`}, []string{`true`}},
 		{`{"type":["number","string"],"format":"float"}`, []string{`1e300`, `""`}, []string{`null`}},
+		{`{"type":["string","integer"],"format":"utc-millisec"}`, []string{`"x"`, `-5`}, []string{`1.5`}},
 		{`{"type":"string","format":"binary"}`, []string{`""`, `"\u0000x"`, `"é"`}, []string{`1`}},
 		{`{"type":"string","format":"password","minLength":2}`, []string{`"ab"`}, []string{`"a"`}},
 		{`{"type":["string","null"],"not":{"type":"string","format":"binary"}}`, []string{`null`}, []string{`""`, `"a"`}},
@@ -156,7 +159,7 @@ func TestUnknownFormats(t *testing.T) {
 	}
 	known := KnownFormats()
 	for _, name := range []string{"uri-reference", "iri", "iri-reference", "uri-template", "json-pointer", "relative-json-pointer",
-		"idn-email", "idn-hostname", "regex", "int32", "int64", "float", "double", "byte", "binary", "password", "date-time", "uri"} {
+		"idn-email", "idn-hostname", "regex", "host-name", "ip-address", "utc-millisec", "int32", "int64", "float", "double", "byte", "binary", "password", "date-time", "uri"} {
 		found := false
 		for _, k := range known {
 			found = found || k == name
