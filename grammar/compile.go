@@ -235,7 +235,7 @@ func (c *compiler) emitGroup(r *ir) (*fsm.Node, error) {
 				if !c.disjoint(subs[i], subs[j], 3) {
 					// Overlapping branches: exact rewrites for
 					// required-only branches and finite branches.
-					if n, ok, err := c.emitOneOfOverlap(r, base, subs, ars); err != nil || ok {
+					if n, ok, err := c.emitOneOfOverlap(r, g, base, subs, ars); err != nil || ok {
 						return n, err
 					}
 					msg := "oneOf branches " + strconv.Itoa(i) + " and " + strconv.Itoa(j) + " may both match the same value; make them disjoint (different types, or a required property with different const values) or use anyOf"

@@ -3,8 +3,8 @@ package grammar
 // Overlapping oneOf branches.
 //
 // emitGroup compiles a oneOf as an anyOf when its branches are proven
-// disjoint. When they are not, two exact rewrites are tried before the
-// group is refused:
+// disjoint. When they are not, three exact rewrites are tried, in this
+// order, before the group is refused:
 //
 //   - Presence tests. Every branch differs from the merged parent only by
 //     "required" and by "not": {"required": [k]} (a property that must be
@@ -25,32 +25,97 @@ package grammar
 //     refused). A listed value that validates only through another branch
 //     is still produced, by the finite part, so nothing is lost.
 //
-// Both rewrites keep every branch a plain record, so each branch is still
+//   - Negation. Otherwise, when every branch can be negated exactly
+//     (negateIf, see oneof_ifthen.go), branch i becomes branch i and the
+//     negation of every other branch. The negations are anyOf groups that
+//     emitGroup distributes, so the automaton can grow quickly; the work
+//     budget and the fsm limits bound it.
+//
+// The rewrites keep every branch a plain record, so each branch is still
 // one fixed-order object.
 
 import (
+	"errors"
 	"sort"
+	"strconv"
 	"strings"
 
 	"conform/fsm"
 )
 
-// emitOneOfOverlap tries the exact rewrites for a oneOf group whose
+// emitOneOfOverlap tries the exact rewrites for a oneOf group g whose
 // branches overlap. r is the record the group belongs to, base r without
 // the group, subs the branches merged with base, ars the branches alone.
-// ok is false when neither rewrite applies; the caller then refuses the
-// group as before.
-func (c *compiler) emitOneOfOverlap(r, base *ir, subs, ars []*ir) (*fsm.Node, bool, error) {
+// ok is false when no rewrite applies; the caller then refuses the group
+// as before. An error from compiling a rewritten branch is returned as is
+// (it is the real cause), unless it comes from a negation this file
+// synthesized, which only means the rewrite does not apply.
+func (c *compiler) emitOneOfOverlap(r *ir, g group, base *ir, subs, ars []*ir) (*fsm.Node, bool, error) {
 	nw := len(c.warnings)
 	n, ok, err := c.oneOfPresence(base, subs, ars)
 	if err == nil && !ok {
 		n, ok, err = c.oneOfFinite(r, subs)
 	}
+	if err == nil && !ok {
+		n, ok, err = c.oneOfNegated(g, subs)
+	}
+	if err != nil && synthetic(err) {
+		err, ok = nil, false
+	}
 	if err != nil || !ok {
 		c.warnings = c.warnings[:nw]
-		return nil, false, nil
+		return nil, false, err
 	}
 	return n, true, nil
+}
+
+// Pointer segments of the schemas this file synthesizes.
+const (
+	segFinite = "/$oneOfFinite"
+	segNot    = "/$oneOfNot/"
+)
+
+func synthetic(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && (strings.Contains(e.Pointer, segFinite) || strings.Contains(e.Pointer, segNot))
+}
+
+// oneOfNegated is the general rewrite: branch i becomes branch i and the
+// negation of every other branch (negateIf), so that exactly one holds.
+// It applies when every branch can be negated exactly; the negations are
+// anyOf groups, which emitGroup distributes within the work budget.
+func (c *compiler) oneOfNegated(g group, subs []*ir) (*fsm.Node, bool, error) {
+	negs := make([]*ir, len(g.alts))
+	for j, a := range g.alts {
+		nv, ok := negateIf(c.root, a.v, 0)
+		if !ok {
+			return nil, false, nil
+		}
+		nr, err := c.collect(sref{nv, g.ptr + segNot + strconv.Itoa(j)}, nil)
+		if err != nil {
+			return nil, false, nil
+		}
+		negs[j] = nr
+	}
+	var alts []*fsm.Node
+	for i, s := range subs {
+		if s.types == 0 {
+			continue
+		}
+		m := s
+		for j, nr := range negs {
+			if j != i {
+				m = merge(m, nr)
+			}
+		}
+		m.ptr = s.ptr
+		n, err := c.emitIR(m)
+		if err != nil {
+			return nil, false, err
+		}
+		alts = append(alts, n)
+	}
+	return fsm.Alt(alts...), true, nil
 }
 
 // presence is a branch reduced to presence tests: the types it admits for
@@ -361,7 +426,7 @@ func (c *compiler) oneOfFinite(r *ir, subs []*ir) (*fsm.Node, bool, error) {
 		}
 		if len(ex) > 0 {
 			not := &value{k: kObject, keys: []string{"enum"}, vals: []*value{{k: kArray, arr: ex}}}
-			m.nots = append(m.nots, sref{not, m.ptr + "/$oneOfFinite"})
+			m.nots = append(m.nots, sref{not, m.ptr + segFinite})
 		}
 		n, err := c.emitIR(m)
 		if err != nil {

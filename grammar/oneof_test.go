@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"conform/fsm"
 )
 
 // oneOfTests exercise the exact rewrites of overlapping oneOf branches.
@@ -40,6 +42,18 @@ var oneOfTests = []langTest{
 	{"not-integer", `{"type":"number","not":{"type":"integer"}}`,
 		[]string{`0.5`, `-3.25`, `2.000001`},
 		[]string{`1`, `1.0`, `-0`, `-0.00`, `1e0`, `15e-1`}},
+	{"negated-types", `{"oneOf":[{"type":"integer"},{"type":"number"}]}`,
+		[]string{`1.5`, `-0.5`},
+		[]string{`1`, `1.0`, `"s"`}},
+	{"negated-patterns", `{"oneOf":[{"type":"string","pattern":"a"},{"type":"string","pattern":"b"}]}`,
+		[]string{`"a"`, `"xb"`},
+		[]string{`"ab"`, `"c"`, `1`}},
+	{"negated-properties", `{"type":"object","oneOf":[{"required":["id","win"],"properties":{"id":{"type":"string"},"win":{"type":"object"}}},{"required":["id","lose"],"properties":{"id":{"type":"string"},"lose":{"type":"object"}}}]}`,
+		[]string{`{"id":"a","win":{}}`, `{"id":"a","lose":{}}`, `{"id":"a","win":{},"lose":1}`},
+		[]string{`{"id":"a","win":{},"lose":{}}`, `{"id":"a"}`, `{"id":1,"win":{}}`}},
+	{"negated-not-required-two", `{"type":"object","properties":{"l":{"type":"number"},"w":{"type":"number"},"b":{"type":"number"},"h":{"type":"number"}},"additionalProperties":false,"oneOf":[{"not":{"required":["b","h"]},"required":["l","w"]},{"not":{"required":["l","w"]},"required":["b","h"]}]}`,
+		[]string{`{"l":1,"w":2}`, `{"b":1,"h":2}`, `{"l":1,"w":2,"b":3}`},
+		[]string{`{"l":1,"w":2,"b":3,"h":4}`, `{"l":1}`, `{}`}},
 	{"finite-string-pattern", `{"oneOf":[{"type":"string","pattern":"^[a-z]+$"},{"type":"string","enum":["warn","error","X"]}]}`,
 		[]string{`"X"`, `"abc"`, `"warnx"`},
 		[]string{`"warn"`, `"error"`, `"Y"`, `1`}},
@@ -70,10 +84,10 @@ func TestOneOfOverlap(t *testing.T) {
 // TestOneOfOverlapRefused: overlaps neither rewrite handles stay errors.
 func TestOneOfOverlapRefused(t *testing.T) {
 	tests := []string{
-		`{"oneOf":[{"type":"number"},{"enum":[1,2]}]}`,                                                // 1.0 cannot be excluded from numbers
-		`{"oneOf":[{"type":"string","pattern":"a"},{"type":"string","pattern":"b"},{"enum":["ab"]}]}`, // infinite branches overlap
-		`{"oneOf":[{"required":["a"]},{"required":["b"],"minProperties":2}]}`,                         // not a presence test
-		`{"oneOf":[{"required":["a"]},{"enum":[[1]]},{"type":"array"}]}`,                              // [1] cannot be excluded from arrays
+		`{"oneOf":[{"type":"number"},{"enum":[1,2]}]}`,                                   // 1.0 cannot be excluded from numbers
+		`{"oneOf":[{"type":"string","format":"date"},{"type":"string","pattern":"^2"}]}`, // format is not negated
+		`{"oneOf":[{"required":["a"]},{"required":["b"],"additionalProperties":false}]}`, // nor additionalProperties
+		`{"oneOf":[{"required":["a"]},{"enum":[[1]]},{"type":"array"}]}`,                 // [1] cannot be excluded from arrays
 	}
 	for _, s := range tests {
 		_, err := CompileSchema([]byte(s), Options{})
@@ -84,17 +98,37 @@ func TestOneOfOverlapRefused(t *testing.T) {
 	}
 }
 
-// TestOneOfPresenceBound: the expansion is bounded by MaxAnyOfProduct.
+// TestOneOfPresenceBound: past MaxAnyOfProduct the presence expansion
+// gives way to the general negation rewrite, with the same language.
 func TestOneOfPresenceBound(t *testing.T) {
-	// Branch 0 must fail each of 4 branches with 3 names: 3^4 = 81 terms.
-	schema := `{"type":"object","oneOf":[{"required":["x"]},{"required":["a1","a2","a3"]},{"required":["b1","b2","b3"]},{"required":["c1","c2","c3"]},{"required":["d1","d2","d3"]}]}`
-	_, err := CompileSchema([]byte(schema), Options{MaxAnyOfProduct: 64})
-	var ge *Error
-	if !errors.As(err, &ge) || ge.Code != CodeOneOfOverlap {
-		t.Errorf("CompileSchema(%s, MaxAnyOfProduct 64) error = %v, want code %v", schema, err, CodeOneOfOverlap)
+	// Branch 0 must fail both other branches, with 3 names each: 9 terms.
+	schema := `{"type":"object","properties":{"x":{},"a1":{},"a2":{},"a3":{},"b1":{},"b2":{},"b3":{}},"additionalProperties":false,` +
+		`"oneOf":[{"required":["x"]},{"required":["a1","a2","a3"]},{"required":["b1","b2","b3"]}]}`
+	texts := []struct {
+		s    string
+		want bool
+	}{
+		{`{"x":1}`, true},
+		{`{"x":1,"a1":1,"a2":2}`, true},
+		{`{"a1":1,"a2":2,"a3":3}`, true},
+		{`{"x":1,"a1":1,"a2":2,"a3":3}`, false},
+		{`{"a1":1,"a2":2,"a3":3,"b1":1,"b2":2,"b3":3}`, false},
+		{`{}`, false},
 	}
-	if _, err := CompileSchema([]byte(schema), Options{MaxAnyOfProduct: 100}); err != nil {
-		t.Errorf("CompileSchema(%s, MaxAnyOfProduct 100) error = %v, want nil", schema, err)
+	for _, limit := range []int{8, 64} {
+		res, err := CompileSchema([]byte(schema), Options{MaxAnyOfProduct: limit, Whitespace: Compact})
+		if err != nil {
+			t.Fatalf("CompileSchema(%s, MaxAnyOfProduct %d) error: %v", schema, limit, err)
+		}
+		d, err := fsm.Compile(res.Node, fsm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range texts {
+			if got := fsm.Matches(d, []byte(tt.s)); got != tt.want {
+				t.Errorf("MaxAnyOfProduct %d: Matches(%s) = %v, want %v", limit, tt.s, got, tt.want)
+			}
+		}
 	}
 }
 

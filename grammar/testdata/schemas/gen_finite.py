@@ -47,6 +47,11 @@ S=[
 ("not-allOf-required", {"type":"object","properties":{"cmd":{"type":"string"},"args":{"type":"array"}},"not":{"allOf":[{"required":["cmd"]},{"required":["args"]}]}}),
 ("not-anyOf-types", {"not":{"anyOf":[{"type":"string"},{"type":"object","required":["a"]}]}}),
 ("not-discriminator", {"type":"object","properties":{"t":{"enum":["a","b"]},"v":{"type":"integer"}},"required":["t"],"additionalProperties":false,"not":{"properties":{"t":{"const":"a"},"v":{"maxLength":3}},"required":["v"]}}),
+("neg-types", {"oneOf":[{"type":"integer"},{"type":"number"}]}),
+("neg-patterns", {"oneOf":[{"type":"string","pattern":"a"},{"type":"string","pattern":"b"}]}),
+("neg-properties", {"type":"object","oneOf":[{"required":["id","win"],"properties":{"id":{"type":"string"},"win":{"type":"object"}}},{"required":["id","lose"],"properties":{"id":{"type":"string"},"lose":{"type":"object"}}}]}),
+("neg-not-required-two", {"type":"object","properties":{"l":{"type":"number"},"w":{"type":"number"},"b":{"type":"number"},"h":{"type":"number"}},"additionalProperties":false,"oneOf":[{"not":{"required":["b","h"]},"required":["l","w"]},{"not":{"required":["l","w"]},"required":["b","h"]}]}),
+("neg-discriminator-lengths", {"type":"object","properties":{"k":{"type":"string"},"v":{}},"additionalProperties":false,"oneOf":[{"properties":{"k":{"maxLength":2}}},{"properties":{"k":{"pattern":"^a"}},"required":["v"]}]}),
 ]
 for n,s in S:
     print(json.dumps({"name":n,"schema":s}))
