@@ -276,6 +276,23 @@ func negateIf(root, cond *value, depth int) (*value, bool) {
 			} else {
 				alts = append(alts, family(fam, "min"+k[3:], number(n+1)))
 			}
+		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+			if x.k == kBool { // draft-04 modifier, read with minimum/maximum
+				continue
+			}
+			if x.k != kNumber {
+				return nil, false
+			}
+			// The numbers failing the bound: below (or at) a lower bound,
+			// above (or at) an upper one.
+			lower := k == "minimum" || k == "exclusiveMinimum"
+			excl := k == "exclusiveMinimum" || k == "exclusiveMaximum"
+			if k == "minimum" || k == "maximum" {
+				if b := cond.get("exclusive" + strings.ToUpper(k[:1]) + k[1:]); b != nil && b.k == kBool && b.b {
+					excl = true
+				}
+			}
+			alts = append(alts, numberBeyond(root, x, lower, !excl))
 		case "allOf", "anyOf":
 			if x.k != kArray || len(x.arr) == 0 {
 				return nil, false
@@ -324,6 +341,32 @@ func negateIf(root, cond *value, depth int) (*value, bool) {
 		return alts[0], true
 	}
 	return object("anyOf", array(alts...)), true
+}
+
+// numberBeyond is the schema of the numbers failing a bound at x: those
+// below x when lower (the bound was a minimum), above x otherwise, and x
+// itself too unless strict (the bound admitted x). Draft-04 documents get
+// the boolean exclusive form, so that the document stays valid for the
+// validator.
+func numberBeyond(root, x *value, lower, strict bool) *value {
+	key := "maximum"
+	if !lower {
+		key = "minimum"
+	}
+	if !strict {
+		return object("type", str("number"), key, x)
+	}
+	if draft4(root) {
+		return object("type", str("number"), key, x, "exclusive"+strings.ToUpper(key[:1])+key[1:], &value{k: kBool, b: true})
+	}
+	return object("type", str("number"), "exclusive"+strings.ToUpper(key[:1])+key[1:], x)
+}
+
+// draft4 reports whether the document declares draft 4 (or 3), where
+// exclusiveMinimum/exclusiveMaximum are booleans.
+func draft4(root *value) bool {
+	s := root.get("$schema")
+	return s != nil && s.k == kString && (strings.Contains(s.str, "draft-04") || strings.Contains(s.str, "draft-03"))
 }
 
 // maxNegateDepth bounds the nesting negateIf follows (through properties,

@@ -52,6 +52,9 @@ S=[
 ("neg-properties", {"type":"object","oneOf":[{"required":["id","win"],"properties":{"id":{"type":"string"},"win":{"type":"object"}}},{"required":["id","lose"],"properties":{"id":{"type":"string"},"lose":{"type":"object"}}}]}),
 ("neg-not-required-two", {"type":"object","properties":{"l":{"type":"number"},"w":{"type":"number"},"b":{"type":"number"},"h":{"type":"number"}},"additionalProperties":false,"oneOf":[{"not":{"required":["b","h"]},"required":["l","w"]},{"not":{"required":["l","w"]},"required":["b","h"]}]}),
 ("neg-discriminator-lengths", {"type":"object","properties":{"k":{"type":"string"},"v":{}},"additionalProperties":false,"oneOf":[{"properties":{"k":{"maxLength":2}}},{"properties":{"k":{"pattern":"^a"}},"required":["v"]}]}),
+("neg-bounds", {"oneOf":[{"type":"integer","minimum":0,"maximum":10},{"type":"integer","minimum":5}]}),
+("neg-bounds-draft4", {"$schema":"http://json-schema.org/draft-04/schema#","oneOf":[{"type":"number","minimum":0,"exclusiveMinimum":true,"maximum":10},{"type":"integer","maximum":5}]}),
+("if-bounds", {"type":"object","properties":{"n":{"type":"integer"},"big":{"type":"boolean"}},"additionalProperties":false,"required":["n"],"if":{"properties":{"n":{"minimum":100}}},"then":{"required":["big"]},"else":{"not":{"required":["big"]}}}),
 ]
 for n,s in S:
     print(json.dumps({"name":n,"schema":s}))
