@@ -81,32 +81,47 @@ func synthetic(err error) bool {
 }
 
 // oneOfNegated is the general rewrite: branch i becomes branch i and the
-// negation of every other branch (negateIf), so that exactly one holds.
+// negation of every other branch (negateIn, in the context of branch i's
+// possible keys when it is closed), so that exactly one holds.
 // It applies when every branch can be negated exactly; the negations are
 // anyOf groups, which emitGroup distributes within the work budget.
 func (c *compiler) oneOfNegated(g group, subs []*ir) (*fsm.Node, bool, error) {
-	negs := make([]*ir, len(g.alts))
-	for j, a := range g.alts {
-		nv, ok := negateIf(c.root, a.v, 0)
-		if !ok {
-			return nil, false, nil
-		}
-		nr, err := c.collect(sref{nv, g.ptr + segNot + strconv.Itoa(j)}, nil)
-		if err != nil {
-			return nil, false, nil
-		}
-		negs[j] = nr
-	}
 	var alts []*fsm.Node
 	for i, s := range subs {
 		if s.types == 0 {
 			continue
 		}
-		m := s
-		for j, nr := range negs {
-			if j != i {
-				m = merge(m, nr)
+		// A closed branch has only its declared keys, which lets the
+		// other branches' additionalProperties be negated.
+		var keys *[]string
+		if s.types&tObj == 0 {
+			keys = &[]string{}
+		} else if len(s.patProps) == 0 && c.forbidsExtras(s) {
+			var ks []string
+			for _, p := range s.props {
+				ks = append(ks, p.name)
 			}
+			for _, q := range s.required {
+				if s.prop(q) == nil {
+					ks = append(ks, q)
+				}
+			}
+			keys = &ks
+		}
+		m := s
+		for j, a := range g.alts {
+			if j == i {
+				continue
+			}
+			nv, ok := negateIn(c.root, a.v, 0, keys)
+			if !ok {
+				return nil, false, nil
+			}
+			nr, err := c.collect(sref{nv, g.ptr + segNot + strconv.Itoa(i) + "/" + strconv.Itoa(j)}, nil)
+			if err != nil {
+				return nil, false, nil
+			}
+			m = merge(m, nr)
 		}
 		m.ptr = s.ptr
 		n, err := c.emitIR(m)

@@ -220,6 +220,15 @@ func holdsTarget(v *value, targets map[*value]bool, depth int) bool {
 // keywords, each restricted to its family. Keywords without an exact
 // negation here make the rewrite fail.
 func negateIf(root, cond *value, depth int) (*value, bool) {
+	return negateIn(root, cond, depth, nil)
+}
+
+// negateIn is negateIf for a schema applied to values known to be objects
+// with keys among *keys only, or to any value when keys is nil. The
+// context lets additionalProperties be negated: an object fails it when
+// one of its possible keys that the schema does not declare is present
+// (with a value failing the additionalProperties schema).
+func negateIn(root, cond *value, depth int, keys *[]string) (*value, bool) {
 	if depth > maxNegateDepth {
 		return nil, false
 	}
@@ -257,7 +266,7 @@ func negateIf(root, cond *value, depth int) (*value, bool) {
 				return nil, false
 			}
 			for j, name := range x.keys {
-				ns, ok := negateIf(root, x.vals[j], depth+1)
+				ns, ok := negateIn(root, x.vals[j], depth+1, nil)
 				if !ok {
 					return nil, false
 				}
@@ -293,13 +302,38 @@ func negateIf(root, cond *value, depth int) (*value, bool) {
 				}
 			}
 			alts = append(alts, numberBeyond(root, x, lower, !excl))
+		case "additionalProperties":
+			if keys == nil || cond.get("patternProperties") != nil {
+				return nil, false
+			}
+			if x.k == kBool && x.b {
+				continue
+			}
+			var nx *value
+			if x.k != kBool {
+				var ok bool
+				if nx, ok = negateIn(root, x, depth+1, nil); !ok {
+					return nil, false
+				}
+			}
+			declared := cond.get("properties")
+			for _, name := range *keys {
+				if declared.get(name) != nil {
+					continue
+				}
+				if nx == nil {
+					alts = append(alts, family("object", "required", array(str(name))))
+				} else {
+					alts = append(alts, family("object", "required", array(str(name)), "properties", object(name, nx)))
+				}
+			}
 		case "allOf", "anyOf":
 			if x.k != kArray || len(x.arr) == 0 {
 				return nil, false
 			}
 			var negs []*value
 			for _, e := range x.arr {
-				ne, ok := negateIf(root, e, depth+1)
+				ne, ok := negateIn(root, e, depth+1, keys)
 				if !ok {
 					return nil, false
 				}
@@ -323,7 +357,7 @@ func negateIf(root, cond *value, depth int) (*value, bool) {
 			if !ok {
 				return nil, false
 			}
-			nt, ok := negateIf(root, t, depth+1)
+			nt, ok := negateIn(root, t, depth+1, keys)
 			if !ok {
 				return nil, false
 			}

@@ -57,6 +57,9 @@ var oneOfTests = []langTest{
 	{"negated-bounds", `{"oneOf":[{"type":"integer","minimum":0,"maximum":10},{"type":"integer","minimum":5}]}`,
 		[]string{`0`, `4`, `11`, `100`},
 		[]string{`5`, `10`, `-1`}},
+	{"negated-closed", `{"properties":{"subject":{"oneOf":[{"type":"object","properties":{"discriminator":{"const":"first"},"first":{"type":"boolean"}},"additionalProperties":false},{"type":"object","properties":{"discriminator":{"const":"second"},"second":{"type":"boolean"}},"additionalProperties":false}]}},"required":["subject"],"additionalProperties":false}`,
+		[]string{`{"subject":{"discriminator":"first"}}`, `{"subject":{"first":true}}`, `{"subject":{"discriminator":"second","second":false}}`, `{"subject":{"second":true}}`},
+		[]string{`{"subject":{}}`, `{"subject":{"discriminator":"first","second":true}}`, `{"subject":{"first":true,"second":true}}`, `{"subject":1}`}},
 	{"finite-string-pattern", `{"oneOf":[{"type":"string","pattern":"^[a-z]+$"},{"type":"string","enum":["warn","error","X"]}]}`,
 		[]string{`"X"`, `"abc"`, `"warnx"`},
 		[]string{`"warn"`, `"error"`, `"Y"`, `1`}},
@@ -241,5 +244,26 @@ func TestNegateIf(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("negateIf(%s) = %s, want %s", tt.cond, got, tt.want)
 		}
+	}
+}
+
+func TestNegateInClosedContext(t *testing.T) {
+	cond, err := decodeValue([]byte(`{"type":"object","properties":{"b":{"type":"integer"}},"additionalProperties":{"type":"string"}}`), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := negateIn(cond, cond, 0, nil); ok {
+		t.Errorf("negateIn(additionalProperties, no context) ok = true, want false")
+	}
+	keys := []string{"a", "b"}
+	n, ok := negateIn(cond, cond, 0, &keys)
+	if !ok {
+		t.Fatalf("negateIn(additionalProperties, keys a b) ok = false")
+	}
+	var b bytes.Buffer
+	encodeValue(&b, n)
+	want := `{"anyOf":[{"not":{"type":"object"}},{"type":"object","required":["b"],"properties":{"b":{"not":{"type":"integer"}}}},{"type":"object","required":["a"],"properties":{"a":{"not":{"type":"string"}}}}]}`
+	if b.String() != want {
+		t.Errorf("negateIn(additionalProperties, keys a b) = %s, want %s", b.String(), want)
 	}
 }
