@@ -29,7 +29,10 @@ package grammar
 //     (negateIf, see oneof_ifthen.go), branch i becomes branch i and the
 //     negation of every other branch. The negations are anyOf groups that
 //     emitGroup distributes, so the automaton can grow quickly; the work
-//     budget and the fsm limits bound it.
+//     budget and the fsm limits bound it. When a branch has a property
+//     whose schema cannot be negated, a second attempt negates that
+//     property only by its absence: a sound under-approximation (see
+//     oneOfNegated), the one place here that is not exact.
 //
 // The rewrites keep every branch a plain record, so each branch is still
 // one fixed-order object.
@@ -57,7 +60,10 @@ func (c *compiler) emitOneOfOverlap(r *ir, g group, base *ir, subs, ars []*ir) (
 		n, ok, err = c.oneOfFinite(r, subs)
 	}
 	if err == nil && !ok {
-		n, ok, err = c.oneOfNegated(g, subs)
+		n, ok, err = c.oneOfNegated(g, subs, ars, false)
+	}
+	if err == nil && !ok {
+		n, ok, err = c.oneOfNegated(g, subs, ars, true)
 	}
 	if err != nil && synthetic(err) {
 		err, ok = nil, false
@@ -67,6 +73,17 @@ func (c *compiler) emitOneOfOverlap(r *ir, g group, base *ir, subs, ars []*ir) (
 		return nil, false, err
 	}
 	return n, true, nil
+}
+
+// requiresMore reports whether branch a requires a name that record s does
+// not.
+func requiresMore(a, s *ir) bool {
+	for _, q := range a.required {
+		if !s.isRequired(q) {
+			return true
+		}
+	}
+	return false
 }
 
 // Pointer segments of the schemas this file synthesizes.
@@ -82,10 +99,15 @@ func synthetic(err error) bool {
 
 // oneOfNegated is the general rewrite: branch i becomes branch i and the
 // negation of every other branch (negateIn, in the context of branch i's
-// possible keys when it is closed), so that exactly one holds.
+// possible keys when it is closed), so that exactly one holds. With under
+// (tried when the exact negations fail) a property whose schema cannot be
+// negated counts as failing its branch only when absent: sound, and exact
+// but for objects that carry another branch's property with a value that
+// branch rejects. It is used only when every other branch requires a name
+// branch i does not, so that each negation keeps an alternative.
 // It applies when every branch can be negated exactly; the negations are
 // anyOf groups, which emitGroup distributes within the work budget.
-func (c *compiler) oneOfNegated(g group, subs []*ir) (*fsm.Node, bool, error) {
+func (c *compiler) oneOfNegated(g group, subs, ars []*ir, under bool) (*fsm.Node, bool, error) {
 	var alts []*fsm.Node
 	for i, s := range subs {
 		if s.types == 0 {
@@ -113,11 +135,21 @@ func (c *compiler) oneOfNegated(g group, subs []*ir) (*fsm.Node, bool, error) {
 			if j == i {
 				continue
 			}
-			nv, ok := negateIn(c.root, a.v, 0, keys)
+			if under && !requiresMore(ars[j], s) {
+				// Without a name of its own to lack, the under-approximated
+				// negation of branch j could be empty on objects, leaving
+				// branch i with nothing.
+				return nil, false, nil
+			}
+			nv, ok := negateIn(c.root, a.v, 0, keys, under)
 			if !ok {
 				return nil, false, nil
 			}
-			nr, err := c.collect(sref{nv, g.ptr + segNot + strconv.Itoa(i) + "/" + strconv.Itoa(j)}, nil)
+			seg := segNot
+			if under {
+				seg += "u"
+			}
+			nr, err := c.collect(sref{nv, g.ptr + seg + strconv.Itoa(i) + "/" + strconv.Itoa(j)}, nil)
 			if err != nil {
 				return nil, false, nil
 			}

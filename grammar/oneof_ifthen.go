@@ -220,7 +220,7 @@ func holdsTarget(v *value, targets map[*value]bool, depth int) bool {
 // keywords, each restricted to its family. Keywords without an exact
 // negation here make the rewrite fail.
 func negateIf(root, cond *value, depth int) (*value, bool) {
-	return negateIn(root, cond, depth, nil)
+	return negateIn(root, cond, depth, nil, false)
 }
 
 // negateIn is negateIf for a schema applied to values known to be objects
@@ -228,7 +228,14 @@ func negateIf(root, cond *value, depth int) (*value, bool) {
 // context lets additionalProperties be negated: an object fails it when
 // one of its possible keys that the schema does not declare is present
 // (with a value failing the additionalProperties schema).
-func negateIn(root, cond *value, depth int, keys *[]string) (*value, bool) {
+//
+// With under, a property (or additionalProperties) schema that cannot be
+// negated drops its alternative "present with a failing value" instead of
+// failing: the result is then a subset of the negation (an object lacking
+// a required name still fails cond), which is sound wherever the negation
+// is conjoined to a branch. Conjunctions (the negation of anyOf) are
+// dropped whole, never in part.
+func negateIn(root, cond *value, depth int, keys *[]string, under bool) (*value, bool) {
 	if depth > maxNegateDepth {
 		return nil, false
 	}
@@ -266,8 +273,11 @@ func negateIn(root, cond *value, depth int, keys *[]string) (*value, bool) {
 				return nil, false
 			}
 			for j, name := range x.keys {
-				ns, ok := negateIn(root, x.vals[j], depth+1, nil)
+				ns, ok := negateIn(root, x.vals[j], depth+1, nil, under)
 				if !ok {
+					if under {
+						continue
+					}
 					return nil, false
 				}
 				alts = append(alts, family("object", "required", array(str(name)), "properties", object(name, ns)))
@@ -312,7 +322,10 @@ func negateIn(root, cond *value, depth int, keys *[]string) (*value, bool) {
 			var nx *value
 			if x.k != kBool {
 				var ok bool
-				if nx, ok = negateIn(root, x, depth+1, nil); !ok {
+				if nx, ok = negateIn(root, x, depth+1, nil, under); !ok {
+					if under {
+						continue
+					}
 					return nil, false
 				}
 			}
@@ -333,7 +346,7 @@ func negateIn(root, cond *value, depth int, keys *[]string) (*value, bool) {
 			}
 			var negs []*value
 			for _, e := range x.arr {
-				ne, ok := negateIn(root, e, depth+1, keys)
+				ne, ok := negateIn(root, e, depth+1, keys, under)
 				if !ok {
 					return nil, false
 				}
@@ -357,7 +370,7 @@ func negateIn(root, cond *value, depth int, keys *[]string) (*value, bool) {
 			if !ok {
 				return nil, false
 			}
-			nt, ok := negateIn(root, t, depth+1, keys)
+			nt, ok := negateIn(root, t, depth+1, keys, under)
 			if !ok {
 				return nil, false
 			}

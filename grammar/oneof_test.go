@@ -60,6 +60,9 @@ var oneOfTests = []langTest{
 	{"negated-closed", `{"properties":{"subject":{"oneOf":[{"type":"object","properties":{"discriminator":{"const":"first"},"first":{"type":"boolean"}},"additionalProperties":false},{"type":"object","properties":{"discriminator":{"const":"second"},"second":{"type":"boolean"}},"additionalProperties":false}]}},"required":["subject"],"additionalProperties":false}`,
 		[]string{`{"subject":{"discriminator":"first"}}`, `{"subject":{"first":true}}`, `{"subject":{"discriminator":"second","second":false}}`, `{"subject":{"second":true}}`},
 		[]string{`{"subject":{}}`, `{"subject":{"discriminator":"first","second":true}}`, `{"subject":{"first":true,"second":true}}`, `{"subject":1}`}},
+	{"negated-under", `{"type":"object","properties":{"competencies":{"type":"array","items":{"type":"string"}},"abilities":{"type":"array","items":{"type":"integer"}}},"additionalProperties":false,"oneOf":[{"required":["competencies"]},{"properties":{"abilities":{"type":"array","items":{"type":"integer"}}},"required":["abilities"]}]}`,
+		[]string{`{"competencies":["a"]}`, `{"abilities":[1]}`},
+		[]string{`{"competencies":["a"],"abilities":[1]}`, `{}`}},
 	{"finite-string-pattern", `{"oneOf":[{"type":"string","pattern":"^[a-z]+$"},{"type":"string","enum":["warn","error","X"]}]}`,
 		[]string{`"X"`, `"abc"`, `"warnx"`},
 		[]string{`"warn"`, `"error"`, `"Y"`, `1`}},
@@ -252,11 +255,11 @@ func TestNegateInClosedContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := negateIn(cond, cond, 0, nil); ok {
+	if _, ok := negateIn(cond, cond, 0, nil, false); ok {
 		t.Errorf("negateIn(additionalProperties, no context) ok = true, want false")
 	}
 	keys := []string{"a", "b"}
-	n, ok := negateIn(cond, cond, 0, &keys)
+	n, ok := negateIn(cond, cond, 0, &keys, false)
 	if !ok {
 		t.Fatalf("negateIn(additionalProperties, keys a b) ok = false")
 	}
@@ -265,5 +268,32 @@ func TestNegateInClosedContext(t *testing.T) {
 	want := `{"anyOf":[{"not":{"type":"object"}},{"type":"object","required":["b"],"properties":{"b":{"not":{"type":"integer"}}}},{"type":"object","required":["a"],"properties":{"a":{"not":{"type":"string"}}}}]}`
 	if b.String() != want {
 		t.Errorf("negateIn(additionalProperties, keys a b) = %s, want %s", b.String(), want)
+	}
+}
+
+func TestNegateInUnder(t *testing.T) {
+	cond, err := decodeValue([]byte(`{"required":["a"],"properties":{"a":{"type":"array","items":{"type":"string"}},"b":{"const":1}}}`), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := negateIn(cond, cond, 0, nil, false); ok {
+		t.Errorf("negateIn(items inside a property, exact) ok = true, want false")
+	}
+	n, ok := negateIn(cond, cond, 0, nil, true)
+	if !ok {
+		t.Fatalf("negateIn(items inside a property, under) ok = false")
+	}
+	var b bytes.Buffer
+	encodeValue(&b, n)
+	want := `{"anyOf":[{"type":"object","not":{"required":["a"]}},{"type":"object","required":["b"],"properties":{"b":{"not":{"const":1}}}}]}`
+	if b.String() != want {
+		t.Errorf("negateIn(under) = %s, want %s", b.String(), want)
+	}
+	// A conjunction is dropped whole: ¬anyOf[A, B] with ¬B unknown.
+	cond2, _ := decodeValue([]byte(`{"anyOf":[{"required":["a"]},{"items":{"type":"string"}}]}`), 20)
+	if n, ok := negateIn(cond2, cond2, 0, nil, true); ok {
+		var b bytes.Buffer
+		encodeValue(&b, n)
+		t.Errorf("negateIn(anyOf with an unknown branch, under) = %s, want failure", b.String())
 	}
 }

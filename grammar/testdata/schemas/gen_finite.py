@@ -56,6 +56,7 @@ S=[
 ("neg-bounds-draft4", {"$schema":"http://json-schema.org/draft-04/schema#","oneOf":[{"type":"number","minimum":0,"exclusiveMinimum":true,"maximum":10},{"type":"integer","maximum":5}]}),
 ("if-bounds", {"type":"object","properties":{"n":{"type":"integer"},"big":{"type":"boolean"}},"additionalProperties":false,"required":["n"],"if":{"properties":{"n":{"minimum":100}}},"then":{"required":["big"]},"else":{"not":{"required":["big"]}}}),
 ("neg-closed", {"properties":{"subject":{"oneOf":[{"type":"object","properties":{"discriminator":{"const":"first"},"first":{"type":"boolean"}},"additionalProperties":false},{"type":"object","properties":{"discriminator":{"const":"second"},"second":{"type":"boolean"}},"additionalProperties":false}]}},"required":["subject"],"additionalProperties":false}),
+("neg-under", {"type":"object","properties":{"competencies":{"type":"array","items":{"type":"string"}},"abilities":{"type":"array","items":{"type":"integer"}}},"additionalProperties":false,"oneOf":[{"required":["competencies"]},{"properties":{"abilities":{"type":"array","items":{"type":"integer"}}},"required":["abilities"]}]}),
 ]
 for n,s in S:
     print(json.dumps({"name":n,"schema":s}))
