@@ -235,3 +235,24 @@ func FuzzFiniteSchema(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCompileFinite measures the paths of finite.go and oneof*.go:
+// a finite record decided by the reference validator (which builds the
+// validator once per compile), a presence-test oneOf, and if/then/else.
+func BenchmarkCompileFinite(b *testing.B) {
+	cases := []struct{ name, schema string }{
+		{"finite-uniqueItems", `{"type":"object","properties":{"tags":{"enum":[["a","b"],["a","a"],["c"],["b","c","d"]],"uniqueItems":true}},"required":["tags"],"additionalProperties":false}`},
+		{"oneOf-presence", oneOfTests[1].schema},
+		{"oneOf-negated", `{"type":"object","oneOf":[{"required":["id","win"],"properties":{"id":{"type":"string"},"win":{"type":"object"}}},{"required":["id","lose"],"properties":{"id":{"type":"string"},"lose":{"type":"object"}}}]}`},
+		{"if-then-else", ifThenElseTests[0].schema},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := CompileSchema([]byte(tc.schema), Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
