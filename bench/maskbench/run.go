@@ -57,6 +57,7 @@ type schemaResult struct {
 	Cause  string  `json:"cause,omitempty"`
 	Detail string  `json:"detail,omitempty"` // the compile error's message
 	TTFMus float64 `json:"ttfm_us,omitempty"`
+	MaxTBM float32 `json:"max_tbm_us,omitempty"`
 	Tokens int     `json:"tokens"`
 	// AcceptedNotFinal counts invalid tests whose every token was accepted
 	// but that did not end in an accepting state (MaskBench counts these as
@@ -223,6 +224,7 @@ func runSchema(eng engine, e *entry, cfg config) *schemaResult {
 				ok = s.accept(tok) == nil
 			}
 			r.tbm = append(r.tbm, float32(time.Since(t1).Nanoseconds())/1e3)
+			r.MaxTBM = max(r.MaxTBM, r.tbm[len(r.tbm)-1])
 			r.Tokens++
 			if !ok {
 				accepted = false
