@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"conform/fsm"
@@ -88,7 +89,7 @@ func (e *encoder) encode(n *fsm.Node) (*fsm.Node, error) {
 		}
 		parts := make([]*fsm.Node, 0, utf8.RuneCount(n.Lit))
 		for _, c := range string(n.Lit) {
-			parts = append(parts, encodeClass([]fsm.RuneRange{{Lo: c, Hi: c}}, e.esc))
+			parts = append(parts, encodeRune(c, e.esc))
 		}
 		r = fsm.Cat(parts...)
 	case fsm.OpRunes:
@@ -135,6 +136,27 @@ var shortEscapes = []struct {
 	r   rune
 	esc byte
 }{{'"', '"'}, {'\\', '\\'}, {'/', '/'}, {'\b', 'b'}, {'\f', 'f'}, {'\n', 'n'}, {'\r', 'r'}, {'\t', 't'}}
+
+// asciiEnc caches the encodings of single ASCII characters per escape set:
+// literals (property names, enum values, consts) are encoded one character
+// at a time, and building the escape alternatives of every character anew
+// was a large share of compile time for enum-heavy schemas. Nodes are
+// immutable, so the cached ones are shared by every compile.
+var asciiEnc [EscapesAll + 1][utf8.RuneSelf]atomic.Pointer[fsm.Node]
+
+// encodeRune returns encodeClass of the single character c.
+func encodeRune(c rune, esc Escapes) *fsm.Node {
+	if c < 0 || c >= utf8.RuneSelf || esc > EscapesAll {
+		return encodeClass([]fsm.RuneRange{{Lo: c, Hi: c}}, esc)
+	}
+	p := &asciiEnc[esc][c]
+	if n := p.Load(); n != nil {
+		return n
+	}
+	n := encodeClass([]fsm.RuneRange{{Lo: c, Hi: c}}, esc)
+	p.Store(n)
+	return n
+}
 
 // encodeClass returns the JSON encodings in esc of every character in rs.
 func encodeClass(rs []fsm.RuneRange, esc Escapes) *fsm.Node {
