@@ -60,10 +60,10 @@ func (c *compiler) emitOneOfOverlap(r *ir, g group, base *ir, subs, ars []*ir) (
 		n, ok, err = c.oneOfFinite(r, subs)
 	}
 	if err == nil && !ok {
-		n, ok, err = c.oneOfNegated(g, subs, ars, false)
+		n, ok, err = c.oneOfNegated(g, subs, false)
 	}
 	if err == nil && !ok {
-		n, ok, err = c.oneOfNegated(g, subs, ars, true)
+		n, ok, err = c.oneOfNegated(g, subs, true)
 	}
 	if err != nil && synthetic(err) {
 		err, ok = nil, false
@@ -75,12 +75,18 @@ func (c *compiler) emitOneOfOverlap(r *ir, g group, base *ir, subs, ars []*ir) (
 	return n, true, nil
 }
 
-// requiresMore reports whether branch a requires a name that record s does
-// not.
-func requiresMore(a, s *ir) bool {
-	for _, q := range a.required {
-		if !s.isRequired(q) {
-			return true
+// objectAlternative reports whether the negation n has an alternative
+// about objects (a name absent or present), at its top or in its top
+// anyOf.
+func objectAlternative(n *value) bool {
+	if t := n.get("type"); t != nil && t.k == kString && t.str == "object" {
+		return true
+	}
+	if any := n.get("anyOf"); any != nil && any.k == kArray {
+		for _, a := range any.arr {
+			if objectAlternative(a) {
+				return true
+			}
 		}
 	}
 	return false
@@ -103,11 +109,11 @@ func synthetic(err error) bool {
 // (tried when the exact negations fail) a property whose schema cannot be
 // negated counts as failing its branch only when absent: sound, and exact
 // but for objects that carry another branch's property with a value that
-// branch rejects. It is used only when every other branch requires a name
-// branch i does not, so that each negation keeps an alternative.
+// branch rejects. It is used only when each negation keeps an alternative
+// about objects, so that branch i is not emptied by dropped alternatives.
 // It applies when every branch can be negated exactly; the negations are
 // anyOf groups, which emitGroup distributes within the work budget.
-func (c *compiler) oneOfNegated(g group, subs, ars []*ir, under bool) (*fsm.Node, bool, error) {
+func (c *compiler) oneOfNegated(g group, subs []*ir, under bool) (*fsm.Node, bool, error) {
 	var alts []*fsm.Node
 	for i, s := range subs {
 		if s.types == 0 {
@@ -135,14 +141,14 @@ func (c *compiler) oneOfNegated(g group, subs, ars []*ir, under bool) (*fsm.Node
 			if j == i {
 				continue
 			}
-			if under && !requiresMore(ars[j], s) {
-				// Without a name of its own to lack, the under-approximated
-				// negation of branch j could be empty on objects, leaving
-				// branch i with nothing.
-				return nil, false, nil
-			}
 			nv, ok := negateIn(c.root, a.v, 0, keys, under)
 			if !ok {
+				return nil, false, nil
+			}
+			if under && s.types&tObj != 0 && !objectAlternative(nv) {
+				// The under-approximated negation of branch j says
+				// nothing about objects (only "not an object"), which
+				// would leave branch i's objects empty.
 				return nil, false, nil
 			}
 			seg := segNot

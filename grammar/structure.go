@@ -464,7 +464,7 @@ func (c *compiler) applyNots(r *ir) (*ir, excl, error) {
 // discriminator (a property required by one side whose values on the two
 // sides are provably disjoint).
 func (c *compiler) disjoint(a, b *ir, depth int) bool {
-	ta, tb := emitTypes(a), emitTypes(b)
+	ta, tb := c.reachTypes(a, 2), c.reachTypes(b, 2)
 	if ta&tb == 0 {
 		return true
 	}
@@ -520,6 +520,28 @@ func (c *compiler) disjoint(a, b *ir, depth int) bool {
 		}
 	}
 	return false
+}
+
+// reachTypes over-approximates the JSON types of the values r accepts,
+// like emitTypes, and also through r's anyOf/oneOf groups (a value has
+// the type of some branch of each group), depth groups deep.
+func (c *compiler) reachTypes(r *ir, depth int) tset {
+	t := emitTypes(r)
+	if depth <= 0 || t == 0 {
+		return t
+	}
+	for _, g := range r.groups {
+		var u tset
+		for _, a := range g.alts {
+			ar, err := c.collect(a, nil)
+			if err != nil {
+				return t
+			}
+			u |= c.reachTypes(ar, depth-1)
+		}
+		t &= u
+	}
+	return t
 }
 
 // emitTypes over-approximates the JSON types of the values r accepts.

@@ -57,6 +57,8 @@ S=[
 ("if-bounds", {"type":"object","properties":{"n":{"type":"integer"},"big":{"type":"boolean"}},"additionalProperties":false,"required":["n"],"if":{"properties":{"n":{"minimum":100}}},"then":{"required":["big"]},"else":{"not":{"required":["big"]}}}),
 ("neg-closed", {"properties":{"subject":{"oneOf":[{"type":"object","properties":{"discriminator":{"const":"first"},"first":{"type":"boolean"}},"additionalProperties":false},{"type":"object","properties":{"discriminator":{"const":"second"},"second":{"type":"boolean"}},"additionalProperties":false}]}},"required":["subject"],"additionalProperties":false}),
 ("neg-under", {"type":"object","properties":{"competencies":{"type":"array","items":{"type":"string"}},"abilities":{"type":"array","items":{"type":"integer"}}},"additionalProperties":false,"oneOf":[{"required":["competencies"]},{"properties":{"abilities":{"type":"array","items":{"type":"integer"}}},"required":["abilities"]}]}),
+("types-through-groups", {"oneOf":[{"oneOf":[{"type":"string"},{"type":"integer"}]},{"type":"null"}]}),
+("neg-under-closed", {"oneOf":[{"type":"object","additionalProperties":false,"properties":{"except":{"type":"array","items":{"type":"string"}}}},{"type":"object","additionalProperties":false,"properties":{"only":{"type":"array","items":{"type":"string"}}}}]}),
 ]
 for n,s in S:
     print(json.dumps({"name":n,"schema":s}))
