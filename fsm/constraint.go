@@ -361,16 +361,7 @@ func checkTrimmed(d *DFA, deg []int32) error {
 			queue = append(queue, StateID(s))
 		}
 	}
-	for len(queue) > 0 {
-		t := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		for _, p := range pred[deg[t]:deg[t+1]] {
-			if !live[p] {
-				live[p] = true
-				queue = append(queue, p)
-			}
-		}
-	}
+	reachBack(live, queue, pred, deg)
 	for s := 1; s < n; s++ {
 		if !live[s] {
 			return tokError(ErrBadDFA, "DFA is not trimmed: state %d cannot reach an accepting state", s)

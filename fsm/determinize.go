@@ -229,17 +229,7 @@ func (m *nfa) coreachable() []bool {
 	}
 	live := make([]bool, n)
 	live[nfaAccept] = true
-	queue := []int32{nfaAccept}
-	for len(queue) > 0 {
-		t := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		for _, p := range pred[deg[t]:deg[t+1]] {
-			if !live[p] {
-				live[p] = true
-				queue = append(queue, p)
-			}
-		}
-	}
+	reachBack(live, []int32{nfaAccept}, pred, deg)
 	return live
 }
 

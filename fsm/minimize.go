@@ -135,17 +135,26 @@ func trim(r *rawDFA, e edges) []bool {
 			queue = append(queue, int32(s))
 		}
 	}
+	reachBack(live, queue, preds, cnt)
+	return live
+}
+
+// reachBack marks in live every state with a path to a state of queue
+// (which must already be marked): a depth-first search over predecessor
+// lists in CSR form, the predecessors of t being pred[start[t]:start[t+1]].
+// Trimming (here), the NFA's coreachability and NewConstraint's check all
+// use it.
+func reachBack[S ~int32 | ~uint32](live []bool, queue, pred []S, start []int32) {
 	for len(queue) > 0 {
 		t := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		for _, p := range preds[cnt[t]:cnt[t+1]] {
+		for _, p := range pred[start[t]:start[t+1]] {
 			if !live[p] {
 				live[p] = true
 				queue = append(queue, p)
 			}
 		}
 	}
-	return live
 }
 
 // partition is a refinable partition of {0..n-1} (Valmari's data

@@ -38,6 +38,7 @@ func main() {
 	flag.IntVar(&cfg.every, "every", 1, "take every N-th schema (a sample across all splits)")
 	flag.IntVar(&cfg.maxWS, "max-ws", 0, "grammar MaxWhitespace (0 = the grammar default)")
 	flag.IntVar(&cfg.anyDepth, "any-depth", 0, "grammar AnyValueDepth (0 = the grammar default)")
+	flag.IntVar(&cfg.maxString, "max-string", 0, "grammar MaxStringLength (0 = the grammar default)")
 	flag.IntVar(&cfg.maxDepth, "max-depth", 0, "grammar MaxDepth, recursion unrolling (0 = the grammar default)")
 	flag.BoolVar(&cfg.phases, "phases", false, "print where time to first mask goes, by phase (conform engine)")
 	flag.BoolVar(&cfg.eager, "eager", false, "build each schema's whole minimized DFA before the first mask (the pre-lazy path, for comparison)")

@@ -19,11 +19,11 @@ import (
 const defaultTimeout = 30 * time.Second
 
 type config struct {
-	data, tokenizer, tokens, jsonOut, engine, split  string
-	limit, threads, every, maxWS, anyDepth, maxDepth int
-	timeout                                          time.Duration
-	ids                                              map[string]bool // -ids: only these schemas
-	verbose, phases, eager                           bool
+	data, tokenizer, tokens, jsonOut, engine, split             string
+	limit, threads, every, maxWS, anyDepth, maxDepth, maxString int
+	timeout                                                     time.Duration
+	ids                                                         map[string]bool // -ids: only these schemas
+	verbose, phases, eager                                      bool
 }
 
 // entry is one line of dev.jsonl.
