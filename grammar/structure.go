@@ -493,6 +493,9 @@ func (c *compiler) disjoint(a, b *ir, depth int) bool {
 	if ta == tStr && tb == tStr && c.stringsDisjoint(a, b) {
 		return true
 	}
+	if ta&tb == tObj && c.keysDisjoint(a, b) {
+		return true
+	}
 	if depth <= 0 {
 		return false
 	}
@@ -505,6 +508,9 @@ func (c *compiler) disjoint(a, b *ir, depth int) bool {
 			px, py := x.prop(name), y.prop(name)
 			if px != nil && py == nil && len(y.patProps) == 0 && c.forbidsExtras(y) {
 				return true // y cannot have the property x requires
+			}
+			if c.cannotHave(y, name) {
+				return true
 			}
 			if px == nil || py == nil {
 				continue
@@ -542,6 +548,72 @@ func (c *compiler) reachTypes(r *ir, depth int) tset {
 		t &= u
 	}
 	return t
+}
+
+// keysDisjoint proves that no object satisfies both a and b when both are
+// closed, their possible keys (declared names and patternProperties
+// languages) are disjoint, and one of them excludes the empty object.
+func (c *compiler) keysDisjoint(a, b *ir) bool {
+	nonEmpty := func(r *ir) bool { return r.minProps > 0 || len(r.required) > 0 }
+	if !nonEmpty(a) && !nonEmpty(b) {
+		return false
+	}
+	keys := func(r *ir) (*fsm.Node, bool) {
+		if !c.forbidsExtras(r) || r.closed && len(r.groups) > 0 {
+			return nil, false
+		}
+		var alts []*fsm.Node
+		for _, p := range r.props {
+			alts = append(alts, fsm.Lit(p.name))
+		}
+		for _, q := range r.required {
+			alts = append(alts, fsm.Lit(q))
+		}
+		for _, pp := range r.patProps {
+			n, err := c.pattern(pp.pat)
+			if err != nil || n == nil {
+				return nil, false
+			}
+			alts = append(alts, n)
+		}
+		return fsm.Alt(alts...), true
+	}
+	ka, ok1 := keys(a)
+	kb, ok2 := keys(b)
+	if !ok1 || !ok2 {
+		return false
+	}
+	empty, err := fsm.IsEmpty(fsm.And(ka, kb), fsm.Options{MaxDFAStates: 20_000, MaxWork: 2_000_000})
+	return err == nil && empty
+}
+
+// cannotHave reports whether no object r accepts has the property name:
+// r is closed and neither declares name nor has a pattern matching it, or
+// r has "not": {"required": [name]}.
+func (c *compiler) cannotHave(r *ir, name string) bool {
+	// unevaluatedProperties: false admits the names the branches of r's
+	// groups declare, so it proves nothing while groups remain.
+	if r.prop(name) == nil && c.forbidsExtras(r) && !(r.closed && len(r.groups) > 0) {
+		matched := false
+		for _, pp := range r.patProps {
+			ok, err := c.patternMatches(pp.pat, name)
+			if err != nil || ok {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			return true
+		}
+	}
+	for _, ns := range r.nots {
+		n, err := c.collect(ns, nil)
+		if err == nil && len(n.groups) == 0 && len(n.nots) == 0 && !n.hasEnum && n.types&tObj != 0 &&
+			len(n.required) == 1 && n.required[0] == name && onlyRequired(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // emitTypes over-approximates the JSON types of the values r accepts.
