@@ -55,6 +55,34 @@ type oracle struct {
 	checks  int
 }
 
+// patternRegexp is a pattern compiled by this package's ECMA-262 pattern
+// parser (search semantics), for the reference validator: its default Go
+// regexp engine differs from ECMA-262 (Go's "." matches "\r", its "\s" is
+// ASCII only), and the finite-domain path must decide patterns exactly as
+// the rest of the grammar does.
+type patternRegexp struct {
+	src string
+	d   *fsm.DFA
+}
+
+func (p patternRegexp) MatchString(s string) bool { return fsm.Matches(p.d, []byte(s)) }
+
+func (p patternRegexp) String() string { return p.src }
+
+// patternEngine is the validator's regexp engine: patterns this package
+// cannot parse or build make the document unusable for the validator.
+func patternEngine(s string) (jsonschema.Regexp, error) {
+	n, err := parsePattern(s)
+	if err != nil {
+		return nil, err
+	}
+	d, err := fsm.Compile(n, fsm.Options{MaxDFAStates: 20_000})
+	if err != nil {
+		return nil, err
+	}
+	return patternRegexp{src: s, d: d}, nil
+}
+
 // errNoLoad refuses every external resource: the validator works offline
 // on the one document.
 var errNoLoad = errors.New("grammar: external schema resources are not loaded")
@@ -83,6 +111,7 @@ func (c *compiler) oracle() *oracle {
 	}
 	jc := jsonschema.NewCompiler()
 	jc.UseLoader(noLoader{})
+	jc.UseRegexpEngine(patternEngine)
 	jc.AssertFormat()
 	if err := jc.AddResource(finiteBaseURL, doc); err != nil {
 		return nil

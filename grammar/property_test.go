@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"conform/fsm"
+	"conform/internal/sharedtest"
 )
 
 // TestRandomWalksValidate is the soundness property: for every schema in
@@ -121,4 +124,72 @@ func checkInstance(t *testing.T, sch *jsonschema.Schema, schema, s []byte) {
 	if err := sch.Validate(inst); err != nil {
 		t.Errorf("schema %s: accepted %q, which does not validate: %v", schema, s, err)
 	}
+}
+
+// TestRandomWalksMaskBench is the soundness property on real schemas:
+// random strings accepted for each MaskBench dev schema that compiles must
+// validate against it. Off unless CONFORM_MASKBENCH=1;
+// CONFORM_MASKBENCH_EVERY=N checks every N-th schema.
+func TestRandomWalksMaskBench(t *testing.T) {
+	if os.Getenv("CONFORM_MASKBENCH") == "" {
+		t.Skip("set CONFORM_MASKBENCH=1 to random-walk MaskBench schemas")
+	}
+	f, err := os.Open(sharedtest.Path(t, "maskbench", "dev.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	every := 1
+	fmt.Sscan(os.Getenv("CONFORM_MASKBENCH_EVERY"), &every)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<20), 64<<20)
+	n, checked := 0, 0
+	for sc.Scan() {
+		n++
+		if every > 1 && n%every != 0 {
+			continue
+		}
+		var rec struct {
+			ID     string          `json:"id"`
+			Schema json.RawMessage `json:"schema"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatal(err)
+		}
+		res, err := CompileSchema(rec.Schema, Options{})
+		if err != nil {
+			continue
+		}
+		d, err := fsm.Compile(res.Node, fsm.Options{MaxDFAStates: 50_000, MaxWork: 5_000_000, Timeout: 5 * time.Second})
+		if err != nil {
+			continue
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(rec.Schema))
+		if err != nil {
+			continue
+		}
+		jc := jsonschema.NewCompiler()
+		jc.AssertFormat()
+		jc.UseLoader(noLoader{})
+		// ECMA-262 patterns (the Go regexp default differs on "." and
+		// "\s"); the pattern parser itself is tested in fsm.
+		jc.UseRegexpEngine(patternEngine)
+		if jc.AddResource("schema.json", doc) != nil {
+			continue
+		}
+		sch, err := jc.Compile("schema.json")
+		if err != nil {
+			continue // a schema the reference validator does not take
+		}
+		checked++
+		rng := rand.New(rand.NewPCG(uint64(n), 11))
+		for i := 0; i < 10; i++ {
+			s := fsm.RandomWalk(d, rng, 2000)
+			if s == nil || !fsm.Matches(d, s) {
+				continue
+			}
+			checkInstance(t, sch, []byte(rec.ID), s)
+		}
+	}
+	t.Logf("%d schemas random-walked", checked)
 }
