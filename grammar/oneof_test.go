@@ -306,3 +306,23 @@ func TestNegateInUnder(t *testing.T) {
 		t.Errorf("negateIn(anyOf with an unknown branch, under) = %s, want failure", b.String())
 	}
 }
+
+// TestNotNumberValues: a number value is excluded only where each number
+// has one text (integers); elsewhere the not is refused, never ignored.
+func TestNotNumberValues(t *testing.T) {
+	checkLangTests(t, []langTest{
+		{"integer", `{"type":"integer","not":{"const":2}}`, []string{`1`, `3`}, []string{`2`}},
+		{"integer-multiple", `{"type":"number","multipleOf":2,"not":{"enum":[4,4.5]}}`, []string{`2`, `6`}, []string{`4`, `4.0`, `3`}},
+		{"non-integers-integer-value", `{"type":"number","not":{"anyOf":[{"type":"integer"},{"const":3}]}}`, []string{`2.5`}, []string{`3`, `2`}},
+	})
+	for _, s := range []string{
+		`{"type":"number","multipleOf":0.1,"not":{"const":2}}`,
+		`{"type":"number","not":{"type":"integer"},"allOf":[{"not":{"const":2.5}}]}`,
+	} {
+		_, err := CompileSchema([]byte(s), Options{})
+		var ge *Error
+		if !errors.As(err, &ge) || ge.Code != CodeUnsupported {
+			t.Errorf("CompileSchema(%s) error = %v, want code %v", s, err, CodeUnsupported)
+		}
+	}
+}

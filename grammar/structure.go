@@ -397,14 +397,20 @@ func (c *compiler) applyNots(r *ir) (*ir, excl, error) {
 				case kNull, kBool:
 					ex.vals = append(ex.vals, v)
 				case kNumber:
-					if r.types&tFrac != 0 && r.types&tInt != 0 && len(r.mult) == 0 {
+					// Only an integer-only language writes each value one
+					// way; elsewhere 2 is also 2.0 and 2.5 also 2.50.
+					switch {
+					case r.types&tNum == 0:
+					case intOnlyNumbers(r):
+						if v.isInteger() {
+							ex.vals = append(ex.vals, v)
+						}
+					case r.types&tInt == 0 && v.isInteger():
+						// Non-integers only: v is not among them.
+					default:
 						if err := fail("not of a number value is exact only for integers"); err != nil {
 							return nil, ex, err
 						}
-						continue
-					}
-					if v.isInteger() {
-						ex.vals = append(ex.vals, v)
 					}
 				default:
 					if err := fail("not of an array or object value is not supported"); err != nil {
@@ -610,6 +616,20 @@ func (c *compiler) cannotHave(r *ir, name string) bool {
 		n, err := c.collect(ns, nil)
 		if err == nil && len(n.groups) == 0 && len(n.nots) == 0 && !n.hasEnum && n.types&tObj != 0 &&
 			len(n.required) == 1 && n.required[0] == name && onlyRequired(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// intOnlyNumbers reports whether numberNode writes r's numbers as
+// integers only (no fraction allowed, or an integer multipleOf).
+func intOnlyNumbers(r *ir) bool {
+	if r.types&tFrac == 0 {
+		return true
+	}
+	for _, m := range r.mult {
+		if m.IsInt() {
 			return true
 		}
 	}
