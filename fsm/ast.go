@@ -1,5 +1,7 @@
 package fsm
 
+import "sync/atomic"
+
 // Node is one node of the project's regex AST: the hand-over type between
 // grammar/ (which builds it from JSON Schema and other constraints) and fsm/
 // (which compiles it to a byte-level DFA).
@@ -23,7 +25,29 @@ type Node struct {
 	Subs  []*Node     // OpConcat, OpAlt, OpAnd: operands; OpRepeat, OpNot: Subs[0]
 	Min   int         // OpRepeat: minimum count
 	Max   int         // OpRepeat: maximum count, or -1 for unbounded
+
+	// parents counts, up to 2, the composite nodes the constructors built
+	// over this one (atomically: a node can be shared by ASTs built
+	// concurrently). The NFA builder memoizes only nodes with two or more
+	// parents, the only ones that can be built twice with the same
+	// continuation; counting at construction spares it a traversal of the
+	// DAG with two hash maps per compile. A node built by hand (a struct
+	// literal) counts its parents as 0: it is then built once per use,
+	// which is correct, only larger.
+	parents uint32
 }
+
+// markParents records one more parent for each of subs.
+func markParents(subs []*Node) {
+	for _, s := range subs {
+		if atomic.LoadUint32(&s.parents) < 2 {
+			atomic.AddUint32(&s.parents, 1)
+		}
+	}
+}
+
+// shared reports whether n has two or more parents.
+func (n *Node) shared() bool { return atomic.LoadUint32(&n.parents) >= 2 }
 
 // Op is the kind of a Node.
 type Op uint8

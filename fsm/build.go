@@ -81,6 +81,7 @@ func Cat(subs ...*Node) *Node {
 	case 1:
 		return out[0]
 	}
+	markParents(out)
 	return &Node{Op: OpConcat, Subs: out}
 }
 
@@ -99,6 +100,7 @@ func Alt(subs ...*Node) *Node {
 	case 1:
 		return out[0]
 	}
+	markParents(out)
 	return &Node{Op: OpAlt, Subs: out}
 }
 
@@ -129,6 +131,7 @@ func Repeat(sub *Node, min, max int) *Node {
 	if max < 0 {
 		max = -1
 	}
+	markParents([]*Node{sub})
 	return &Node{Op: OpRepeat, Subs: []*Node{sub}, Min: min, Max: max}
 }
 
@@ -154,7 +157,9 @@ func And(subs ...*Node) *Node {
 	case 1:
 		return subs[0]
 	}
-	return &Node{Op: OpAnd, Subs: append([]*Node(nil), subs...)}
+	out := append([]*Node(nil), subs...)
+	markParents(out)
+	return &Node{Op: OpAnd, Subs: out}
 }
 
 // Not returns the complement of sub with respect to all byte strings. To
@@ -163,6 +168,7 @@ func Not(sub *Node) *Node {
 	if sub.Op == OpNot {
 		return sub.Subs[0]
 	}
+	markParents([]*Node{sub})
 	return &Node{Op: OpNot, Subs: []*Node{sub}}
 }
 

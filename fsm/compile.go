@@ -113,7 +113,7 @@ func (c *compiler) poll() error {
 }
 
 func (c *compiler) nfaOf(n *Node) (*nfa, error) {
-	b := newBuilder(c, n)
+	b := newBuilder(c)
 	start, err := b.build(n, nfaAccept)
 	if err != nil {
 		return nil, err

@@ -116,3 +116,39 @@ func BenchmarkNewTokenIndex(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCompileConstraint measures the time to first mask from a node:
+// the lazy path (CompileConstraint: NFA, start state, first mask) against
+// the eager one (Compile's minimized DFA, then NewConstraint).
+func BenchmarkCompileConstraint(b *testing.B) {
+	ti := tokCl100kIndex(b)
+	cases := []struct {
+		name string
+		n    *Node
+	}{
+		{"object10", objectNode(b, 10)},
+		{"object50", objectNode(b, 50)},
+		{"enum1000", enumNode(b, 1000)},
+		{"string256", mustParse(b, boundedRe)},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name+"/lazy", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := CompileConstraint(tc.n, ti, Options{}, ConstraintOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(tc.name+"/eager", func(b *testing.B) {
+			for b.Loop() {
+				d, err := Compile(tc.n, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := NewConstraint(d, ti, ConstraintOptions{TrustTrimmed: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

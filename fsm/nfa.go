@@ -110,54 +110,24 @@ type runeTemplate struct {
 // builder builds one NFA. The compiler it belongs to holds the budgets and
 // the DFAs of intersections and complements, which are shared across NFAs.
 type builder struct {
-	c      *compiler
-	m      *nfa
-	shared map[*Node]bool // nodes with more than one parent: the only ones memoized
-	memo   map[memoKey]int32
-	tmpls  map[*Node]*runeTemplate
-	frags  map[*Node]*fragment // repeated nodes' first builds (copyOf)
+	c     *compiler
+	m     *nfa
+	memo  map[memoKey]int32
+	tmpls map[*Node]*runeTemplate
+	frags map[*Node]*fragment // repeated nodes' first builds (copyOf)
 }
 
-func newBuilder(c *compiler, root *Node) *builder {
+func newBuilder(c *compiler) *builder {
 	b := &builder{
-		c:      c,
-		m:      &nfa{states: make([]nfaState, 2, 64)},
-		shared: sharedNodes(root),
-		memo:   make(map[memoKey]int32),
-		tmpls:  make(map[*Node]*runeTemplate),
-		frags:  make(map[*Node]*fragment),
+		c:     c,
+		m:     &nfa{states: make([]nfaState, 2, 64)},
+		memo:  make(map[memoKey]int32),
+		tmpls: make(map[*Node]*runeTemplate),
+		frags: make(map[*Node]*fragment),
 	}
 	b.m.states[nfaFail] = nfaState{kind: nfaEps}
 	b.m.states[nfaAccept] = nfaState{kind: nfaMatch}
 	return b
-}
-
-// sharedNodes returns the nodes reachable from root (without entering
-// intersections and complements, which are compiled separately) that have
-// more than one parent edge. Only they can be built twice with the same
-// continuation: a node with one parent is built once per build of that
-// parent, and the parent's own memo (or uniqueness) covers the rest.
-func sharedNodes(root *Node) map[*Node]bool {
-	seen := map[*Node]bool{}
-	shared := map[*Node]bool{}
-	stack := []*Node{root}
-	seen[root] = true
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if n == nil || n.Op == OpAnd || n.Op == OpNot {
-			continue
-		}
-		for _, s := range n.Subs {
-			if seen[s] {
-				shared[s] = true
-				continue
-			}
-			seen[s] = true
-			stack = append(stack, s)
-		}
-	}
-	return shared
 }
 
 func (b *builder) add(s nfaState) (int32, error) {
@@ -243,7 +213,7 @@ func (b *builder) build(n *Node, k int32) (int32, error) {
 	if k == nfaFail {
 		return nfaFail, nil
 	}
-	memo := b.shared[n]
+	memo := n.shared()
 	key := memoKey{n, k}
 	if memo {
 		if s, ok := b.memo[key]; ok {
