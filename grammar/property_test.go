@@ -230,6 +230,7 @@ func (e ecmaRegexp) String() string { return e.re.String() }
 // a member name.
 func hasDuplicateKey(s []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(s))
+	dec.UseNumber() // 1E929 does not fit a float64
 	type frame struct {
 		keys  map[string]bool
 		isObj bool
@@ -288,6 +289,7 @@ func TestHasDuplicateKey(t *testing.T) {
 		{`{"a":{"b":1},"a":2}`, true},
 		{`["a","a",{"a":"a"}]`, false},
 		{`{"a":"b","b":"a"}`, false},
+		{`{"f":[1E929],"f":2}`, true},
 	} {
 		if got := hasDuplicateKey([]byte(c.s)); got != c.want {
 			t.Errorf("hasDuplicateKey(%s) = %v, want %v", c.s, got, c.want)
