@@ -1,9 +1,12 @@
 package fsm
 
 import (
+	"encoding/binary"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // The Thompson NFA.
@@ -422,7 +425,7 @@ func (b *builder) copyOf(x *Node, k int32, n int) (int32, error) {
 func (b *builder) runes(n *Node, k int32) (int32, error) {
 	t, ok := b.tmpls[n]
 	if !ok {
-		t = newRuneTemplate(n.Runes)
+		t = cachedRuneTemplate(n.Runes)
 		b.tmpls[n] = t
 	}
 	if len(b.m.states)+len(t.states) > b.c.opts.MaxNFAStates {
@@ -443,6 +446,34 @@ func (b *builder) runes(n *Node, k int32) (int32, error) {
 		targets[i] = base + s
 	}
 	return b.split(targets)
+}
+
+// runeTemplates caches templates by their ranges across compiles (the
+// same few classes, a JSON string character above all, recur in every
+// schema); templates are immutable. At most maxRuneTemplates are kept.
+var (
+	runeTemplates     sync.Map // string(ranges) → *runeTemplate
+	runeTemplateCount atomic.Int32
+)
+
+const maxRuneTemplates = 4096
+
+func cachedRuneTemplate(rs []RuneRange) *runeTemplate {
+	key := make([]byte, 0, 8*len(rs))
+	for _, r := range rs {
+		key = binary.LittleEndian.AppendUint32(key, uint32(r.Lo))
+		key = binary.LittleEndian.AppendUint32(key, uint32(r.Hi))
+	}
+	if t, ok := runeTemplates.Load(string(key)); ok {
+		return t.(*runeTemplate)
+	}
+	t := newRuneTemplate(rs)
+	if runeTemplateCount.Load() < maxRuneTemplates {
+		if _, loaded := runeTemplates.LoadOrStore(string(key), t); !loaded {
+			runeTemplateCount.Add(1)
+		}
+	}
+	return t
 }
 
 func newRuneTemplate(rs []RuneRange) *runeTemplate {
