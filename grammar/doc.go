@@ -11,7 +11,7 @@
 //	  → an fsm.Node built with the fsm constructors: objects with linear
 //	    optional-property continuations, arrays, JSON strings (every legal
 //	    encoding of every accepted character), exact numeric ranges
-//	  → fsm.Compile (in the caller).
+//	  → fsm.CompileConstraint or fsm.Compile (in the caller).
 //
 // Soundness comes first: every byte string the returned node matches is a
 // JSON text that validates against the schema. What cannot be enforced is
@@ -33,19 +33,44 @@
 //     characters (Options.Escapes = EscapesNeeded, the default), or every
 //     JSON encoding (EscapesAll). Formats accept a documented subset of
 //     their RFC syntax.
-//   - oneOf is compiled as anyOf only when its branches are proven
-//     disjoint (types, finite values, numeric intervals, string-language
-//     emptiness, a required discriminator property, or a closed object
-//     lacking a required property); otherwise strict mode refuses it.
-//   - not is supported on leaf schemas and on {"required": [p]}.
+//   - oneOf is compiled as anyOf when its branches are proven disjoint
+//     (types, also through nested anyOf/oneOf; finite values; numeric
+//     intervals; string-language emptiness; a required discriminator
+//     property; closed objects that cannot share a required name or key).
+//     Otherwise it is rewritten exactly where possible (oneof.go): branches
+//     that differ only by presence tests become a bounded DNF of "k present"
+//     / "k absent" (properties: {k: false}); finite branches are decided
+//     value by value and removed from the others; in general branch i ∧ ¬
+//     every other branch, when each negation is exact. One fallback is an
+//     under-approximation: a property whose schema cannot be negated is
+//     taken as absent only (used only when every other branch requires a
+//     name of its own). What remains is refused in strict mode.
+//   - if/then/else becomes anyOf[if ∧ then, ¬if ∧ else], and a structured
+//     not N becomes the negation of N (oneof_ifthen.go), when the negation
+//     is exact: type, const/enum, pattern, length and size bounds, numeric
+//     bounds, required, properties (recursively), allOf, anyOf, not and
+//     local $ref, to a bounded depth. not on leaf schemas keeps its direct
+//     construction (complemented string languages, excluded values).
+//   - An enum/const next to a keyword the ordinary path refuses is decided
+//     value by value (finite.go): each value is checked with
+//     santhosh-tekuri/jsonschema against the schema locations it came from,
+//     and the survivors are the language (exact; offline; bounded work).
 //   - dependencies / dependentRequired / dependentSchemas become
 //     anyOf[p absent, p present and the dependency].
 //   - patternProperties: declared names take the schemas of the patterns
 //     they match; other keys matching exactly one pattern take its schema;
 //     keys matching several patterns are not produced.
 //
-// Refused in strict mode (warning and ignored in lenient mode):
-// uniqueItems (unless maxItems ≤ 1), contains, if/then/else, unknown
-// formats, unevaluatedItems, $dynamicRef/$recursiveRef, multipleOf that is
-// neither an integer nor a power of ten, not on structured schemas.
+// Refused in strict mode (warning and ignored in lenient mode) unless an
+// enum/const at the same place makes the language finite: uniqueItems
+// (unless maxItems ≤ 1), contains, unknown formats, unevaluatedItems,
+// $dynamicRef/$recursiveRef, multipleOf that is neither an integer nor a
+// power of ten, if/then/else and not whose negation is not exact (format,
+// multipleOf, items, patternProperties, additionalProperties outside a
+// closed object), oneOf that can be neither proven disjoint nor rewritten.
+//
+// Known limitation: extra properties (and patternProperties keys) are
+// produced from a key language that excludes the declared names but not
+// each other, so a text may repeat an extra key; validators keep the last
+// value, and minProperties/maxProperties counts can then differ.
 package grammar
