@@ -83,6 +83,11 @@ type Options struct {
 	// accepting only the shorter strings is sound (every output still
 	// validates) and matches what models write.
 	MaxStringLength int
+	// MaxArrayItems lowers explicit maxItems values above it to it.
+	// Default 64. Each allowed item is a copy of the item's automaton (the
+	// count is a bounded repeat), so maxItems 1000 over objects cannot be
+	// built; accepting only the shorter arrays is sound.
+	MaxArrayItems int
 	// MaxSchemaBytes bounds the schema text. Default 4 MiB (llguidance
 	// handles schemas of that size).
 	MaxSchemaBytes int
@@ -106,6 +111,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.AnyValueDepth <= 0 {
 		o.AnyValueDepth = 2
+	}
+	if o.MaxArrayItems <= 0 {
+		o.MaxArrayItems = 64
 	}
 	if o.MaxStringLength <= 0 {
 		o.MaxStringLength = 256

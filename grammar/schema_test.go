@@ -341,3 +341,33 @@ func TestMaxStringLength(t *testing.T) {
 		t.Errorf("MaxStringLength 8: want 8 characters accepted and 9 rejected")
 	}
 }
+
+func TestMaxArrayItems(t *testing.T) {
+	arr := func(n int) []byte {
+		return []byte("[" + strings.TrimSuffix(strings.Repeat("1,", n), ",") + "]")
+	}
+	tests := []struct {
+		schema      string
+		opts        Options
+		accept, rej int // longest accepted length, shortest rejected length
+	}{
+		{`{"type":"array","items":{"type":"integer"},"maxItems":1000}`, Options{MaxArrayItems: 5}, 5, 6},
+		{`{"type":"array","items":{"type":"integer"},"maxItems":1000}`, Options{}, 64, 65},
+		{`{"type":"array","items":{"type":"integer"},"maxItems":3}`, Options{MaxArrayItems: 5}, 3, 4},
+		// minItems above the cap: the bound is kept (lowering would empty the language).
+		{`{"type":"array","items":{"type":"integer"},"minItems":7,"maxItems":9}`, Options{MaxArrayItems: 5}, 9, 10},
+	}
+	for _, tt := range tests {
+		res, err := CompileSchema([]byte(tt.schema), tt.opts)
+		if err != nil {
+			t.Fatalf("CompileSchema(%s) = %v", tt.schema, err)
+		}
+		d, err := fsm.Compile(res.Node, fsm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fsm.Matches(d, arr(tt.accept)) || fsm.Matches(d, arr(tt.rej)) {
+			t.Errorf("%s with MaxArrayItems %d: want %d items accepted and %d rejected", tt.schema, tt.opts.MaxArrayItems, tt.accept, tt.rej)
+		}
+	}
+}

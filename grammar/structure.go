@@ -303,6 +303,9 @@ func (c *compiler) arrayNode(r *ir) (*fsm.Node, error) {
 		item = c.anyValue(c.opts.AnyValueDepth)
 	}
 	minI, maxI := r.minItems, r.maxItems
+	if lim := c.opts.MaxArrayItems; maxI > lim && minI <= lim {
+		maxI = lim // sound: only shorter arrays are produced
+	}
 	k := len(pre)
 	elem := func(j int) *fsm.Node {
 		if j < k {
