@@ -260,14 +260,20 @@ func (c *compiler) emitFinite(r *ir) (*fsm.Node, bool, error) {
 			cands = append(cands, v)
 		}
 	}
-	keep, ok := c.finiteValues(cands, r.srcs)
+	return c.finiteEnum(cands, r.srcs, r.ptr)
+}
+
+// finiteEnum emits the candidate values that validate against the schema
+// locations srcs (finiteValues) as an enum at ptr; ok is false when the
+// validator cannot decide.
+func (c *compiler) finiteEnum(cands []*value, srcs []sref, ptr string) (n *fsm.Node, ok bool, err error) {
+	keep, ok := c.finiteValues(cands, srcs)
 	if !ok {
 		return nil, false, nil
 	}
-	e := newIR(r.ptr)
+	e := newIR(ptr)
 	e.enum, e.hasEnum = keep, true
-	n, err := c.emitEnum(e)
-	if err != nil {
+	if n, err = c.emitEnum(e); err != nil {
 		return nil, false, err
 	}
 	return n, true, nil

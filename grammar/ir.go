@@ -3,7 +3,6 @@ package grammar
 import (
 	"math/big"
 	"net/url"
-	"strconv"
 	"strings"
 )
 
@@ -323,30 +322,12 @@ func resolvePointer(root *value, ref string) (*value, string, bool) {
 	} else {
 		return nil, "", false
 	}
-	if frag == "" {
-		return root, "", true
-	}
-	if !strings.HasPrefix(frag, "/") {
+	if frag != "" && !strings.HasPrefix(frag, "/") {
 		return nil, "", false // anchors ($anchor) are not supported
 	}
-	cur := root
-	for _, tok := range strings.Split(frag[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch cur.k {
-		case kObject:
-			cur = cur.get(tok)
-		case kArray:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(cur.arr) {
-				return nil, "", false
-			}
-			cur = cur.arr[i]
-		default:
-			return nil, "", false
-		}
-		if cur == nil {
-			return nil, "", false
-		}
+	cur := lookupPointer(root, frag)
+	if cur == nil {
+		return nil, "", false
 	}
 	return cur, frag, true
 }

@@ -457,14 +457,8 @@ func (c *compiler) oneOfFinite(r *ir, subs []*ir) (*fsm.Node, bool, error) {
 			}
 		}
 	}
-	keep, ok := c.finiteValues(cands, r.srcs)
-	if !ok {
-		return nil, false, nil
-	}
-	e := newIR(r.ptr)
-	e.enum, e.hasEnum = keep, true
-	fn, err := c.emitEnum(e)
-	if err != nil {
+	fn, ok, err := c.finiteEnum(cands, r.srcs, r.ptr)
+	if !ok || err != nil {
 		return nil, false, err
 	}
 	alts := []*fsm.Node{fn}
