@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -196,18 +195,7 @@ func FuzzFiniteSchema(f *testing.F) {
 		f.Add([]byte(tt.schema))
 	}
 	f.Fuzz(func(t *testing.T, schema []byte) {
-		res, err := CompileSchema(schema, Options{MaxSchemaBytes: 1 << 14, MaxNodes: 20_000})
-		if err != nil {
-			if _, ok := err.(*Error); !ok {
-				t.Fatalf("CompileSchema(%q) error %T %v, want *Error", schema, err, err)
-			}
-			return
-		}
-		d, err := fsm.Compile(res.Node, fsm.Options{MaxDFAStates: 20_000, MaxNFAStates: 100_000, MaxWork: 2_000_000, Timeout: 2 * time.Second})
-		if err != nil {
-			return
-		}
-		s, ok := fsm.ShortestMatch(d)
+		s, ok := fuzzShortest(t, schema)
 		if !ok {
 			return
 		}

@@ -18,24 +18,32 @@ func FuzzCompileSchema(f *testing.F) {
 		f.Add([]byte(tt.schema))
 	}
 	f.Fuzz(func(t *testing.T, schema []byte) {
-		opts := Options{MaxSchemaBytes: 1 << 14, MaxNodes: 20_000}
-		res, err := CompileSchema(schema, opts)
-		if err != nil {
-			if _, ok := err.(*Error); !ok {
-				t.Fatalf("CompileSchema(%q) error %T %v, want *Error", schema, err, err)
-			}
-			return
-		}
-		d, err := fsm.Compile(res.Node, fsm.Options{MaxDFAStates: 20_000, MaxNFAStates: 100_000, MaxWork: 2_000_000, Timeout: 2 * time.Second})
-		if err != nil {
-			return
-		}
-		s, ok := fsm.ShortestMatch(d)
+		s, ok := fuzzShortest(t, schema)
 		if !ok {
-			return // empty language (e.g. a required property with a false schema)
+			return
 		}
 		if !json.Valid(s) {
 			t.Fatalf("CompileSchema(%q): shortest match %q is not valid JSON", schema, s)
 		}
 	})
+}
+
+// fuzzShortest compiles a fuzzed schema under small budgets, failing t when
+// the error is not an *Error, and returns the shortest accepted text (false
+// when compilation fails within budgets or the language is empty, e.g. a
+// required property with a false schema).
+func fuzzShortest(t *testing.T, schema []byte) ([]byte, bool) {
+	t.Helper()
+	res, err := CompileSchema(schema, Options{MaxSchemaBytes: 1 << 14, MaxNodes: 20_000})
+	if err != nil {
+		if _, ok := err.(*Error); !ok {
+			t.Fatalf("CompileSchema(%q) error %T %v, want *Error", schema, err, err)
+		}
+		return nil, false
+	}
+	d, err := fsm.Compile(res.Node, fsm.Options{MaxDFAStates: 20_000, MaxNFAStates: 100_000, MaxWork: 2_000_000, Timeout: 2 * time.Second})
+	if err != nil {
+		return nil, false
+	}
+	return fsm.ShortestMatch(d)
 }

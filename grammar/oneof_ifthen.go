@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -129,18 +130,24 @@ func rewriteCond(root, v *value, targets map[*value]bool) {
 		els = &value{k: kBool, b: true}
 	}
 	group := object("anyOf", array(object("allOf", array(cond, then)), object("allOf", array(notCond, els))))
+	moveToAllOf(v, all, group, "if", "then", "else")
+}
+
+// moveToAllOf removes the members named drop from the schema object v and
+// appends s to its allOf (all, or a new allOf when all is nil).
+func moveToAllOf(v, all, s *value, drop ...string) {
 	keys, vals := v.keys[:0:0], v.vals[:0:0]
 	for i, k := range v.keys {
-		if k != "if" && k != "then" && k != "else" {
+		if !slices.Contains(drop, k) {
 			keys, vals = append(keys, k), append(vals, v.vals[i])
 		}
 	}
 	v.keys, v.vals = keys, vals
 	if all != nil {
-		all.arr = append(all.arr, group)
+		all.arr = append(all.arr, s)
 	} else {
 		v.keys = append(v.keys, "allOf")
-		v.vals = append(v.vals, array(group))
+		v.vals = append(v.vals, array(s))
 	}
 }
 
@@ -163,19 +170,7 @@ func rewriteNot(root, v *value, targets map[*value]bool) {
 	if !ok {
 		return
 	}
-	keys, vals := v.keys[:0:0], v.vals[:0:0]
-	for i, k := range v.keys {
-		if k != "not" {
-			keys, vals = append(keys, k), append(vals, v.vals[i])
-		}
-	}
-	v.keys, v.vals = keys, vals
-	if all != nil {
-		all.arr = append(all.arr, neg)
-	} else {
-		v.keys = append(v.keys, "allOf")
-		v.vals = append(v.vals, array(neg))
-	}
+	moveToAllOf(v, all, neg, "not")
 }
 
 // structuredNot reports whether n has a keyword applyNots refuses.

@@ -69,19 +69,7 @@ func randomWalks(t *testing.T, path string) int {
 			if err != nil {
 				t.Fatalf("fsm.Compile error: %v", err)
 			}
-			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(rec.Schema))
-			if err != nil {
-				t.Fatal(err)
-			}
-			jc := jsonschema.NewCompiler()
-			jc.AssertFormat()
-			if err := jc.AddResource("schema.json", doc); err != nil {
-				t.Fatal(err)
-			}
-			sch, err := jc.Compile("schema.json")
-			if err != nil {
-				t.Fatalf("reference validator cannot compile %s: %v", rec.Schema, err)
-			}
+			sch := referenceSchema(t, string(rec.Schema))
 			rng := rand.New(rand.NewPCG(uint64(n), 7))
 			if s, ok := fsm.ShortestMatch(d); ok {
 				checkInstance(t, sch, rec.Schema, s)
