@@ -25,6 +25,7 @@ type Node struct {
 	Subs  []*Node     // OpConcat, OpAlt, OpAnd: operands; OpRepeat, OpNot: Subs[0]
 	Min   int         // OpRepeat: minimum count
 	Max   int         // OpRepeat: maximum count, or -1 for unbounded
+	Req   []bool      // OpPerm: Req[i] reports whether member Subs[2+i] is required
 
 	// parents counts, up to 2, the composite nodes the constructors built
 	// over this one (atomically: a node can be shared by ASTs built
@@ -64,7 +65,13 @@ const (
 	OpRepeat            // matches Subs[0] between Min and Max times
 	OpAnd               // matches what every one of Subs matches (intersection)
 	OpNot               // matches every byte string that Subs[0] does not (complement)
+	OpDefer             // matches Subs[0]; the NFA builder builds it only when the determinizer first reaches it
+	OpPerm              // matches members Subs[2:] in any order (see Perm)
 )
+
+// MaxPermMembers bounds the members of one Perm node (the builder tracks
+// the members written so far in a 64-bit set).
+const MaxPermMembers = 64
 
 // RuneRange is an inclusive range of Unicode code points.
 type RuneRange struct{ Lo, Hi rune }

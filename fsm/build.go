@@ -135,6 +135,63 @@ func Repeat(sub *Node, min, max int) *Node {
 	return &Node{Op: OpRepeat, Subs: []*Node{sub}, Min: min, Max: max}
 }
 
+// Defer returns sub, marked to be built lazily: a constraint's NFA gets a
+// placeholder where sub starts, and the determinizer builds sub (with its
+// continuation) the first time a DFA state reaches that place. The language
+// is sub's; only the cost moves, from compile time to the first mask that
+// needs it, and parts a generation never reaches are never built. grammar/
+// defers property values, array items and nested free-form values, which
+// keeps the time to the first mask independent of the schema's depth.
+// Leaves and ∅ are returned as they are (deferring them saves nothing).
+func Defer(sub *Node) *Node {
+	switch sub.Op {
+	case OpNoMatch, OpEmpty, OpLiteral, OpRunes, OpBytes, OpDefer:
+		return sub
+	}
+	markParents([]*Node{sub})
+	return &Node{Op: OpDefer, Subs: []*Node{sub}}
+}
+
+// Perm returns the regex of a sequence of items separated by sep, in any
+// order, where each item is one of members (each at most once; those with
+// required[i] exactly once) or extra (any number of times; nil or ∅ for
+// none). It is how grammar/ accepts a JSON object's properties in any
+// order: members are the declared "key": value pairs, extra the pairs
+// additionalProperties allows.
+//
+// As a plain regex this language needs one copy of the remaining members
+// for every subset already written (2^n); the NFA builder instead creates
+// the state for "these members written" when the determinizer first reaches
+// it, so a generation pays for the subsets it visits. Members that are ∅ are
+// dropped (a required one makes the whole Perm ∅). More than MaxPermMembers
+// members is an ErrInvalidNode when compiled.
+func Perm(sep, extra *Node, members []*Node, required []bool) *Node {
+	if extra == nil {
+		extra = noMatch
+	}
+	subs := []*Node{sep, extra}
+	var req []bool
+	for i, m := range members {
+		r := i < len(required) && required[i]
+		if m.Op == OpNoMatch {
+			if r {
+				return noMatch
+			}
+			continue
+		}
+		subs = append(subs, m)
+		req = append(req, r)
+	}
+	if len(req) == 0 {
+		if extra.Op == OpNoMatch {
+			return empty
+		}
+		return Opt(Cat(extra, Star(Cat(sep, extra))))
+	}
+	markParents(subs)
+	return &Node{Op: OpPerm, Subs: subs, Req: req}
+}
+
 // Opt returns sub?.
 func Opt(sub *Node) *Node { return Repeat(sub, 0, 1) }
 

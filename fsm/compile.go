@@ -120,6 +120,7 @@ func (c *compiler) nfaOf(n *Node) (*nfa, error) {
 	}
 	b.m.start = start
 	b.m.liveByConstruction = true
+	b.collectBounds()
 	return b.m, nil
 }
 

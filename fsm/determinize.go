@@ -55,6 +55,13 @@ func (s *stampSet) has(x int32) bool { return s.mark[x] == s.gen }
 
 func (s *stampSet) add(x int32) { s.mark[x] = s.gen }
 
+// grow makes room for elements below n, keeping the members.
+func (s *stampSet) grow(n int) {
+	if n > len(s.mark) {
+		s.mark = append(s.mark, make([]uint32, n-len(s.mark))...)
+	}
+}
+
 func (s *stampSet) clear() {
 	if s.gen++; s.gen == 0 {
 		clear(s.mark)
@@ -134,6 +141,7 @@ type subsets struct {
 
 	maxStates int
 	maxBytes  int64
+	err       error // the first error of a lazy NFA fragment's build
 
 	// Closure cache: the live core states reachable by epsilon moves from
 	// each NFA state, computed once by depth-first search and kept sorted in
@@ -156,6 +164,9 @@ type subsets struct {
 func newSubsets(m *nfa, maxStates int, maxBytes int64) *subsets {
 	s := &subsets{m: m, maxStates: maxStates, maxBytes: maxBytes}
 	var bound [257]bool
+	if m.bounds != nil {
+		bound = *m.bounds
+	}
 	for i := range m.states {
 		if st := &m.states[i]; st.kind == nfaByte {
 			bound[st.lo] = true
@@ -229,7 +240,15 @@ func (m *nfa) coreachable() []bool {
 	}
 	live := make([]bool, n)
 	live[nfaAccept] = true
-	reachBack(live, []int32{nfaAccept}, pred, deg)
+	seeds := []int32{nfaAccept}
+	for i := range m.states {
+		if m.states[i].kind == nfaLazy {
+			// A placeholder is live by construction (lazy_nfa.go).
+			live[i] = true
+			seeds = append(seeds, int32(i))
+		}
+	}
+	reachBack(live, seeds, pred, deg)
 	return live
 }
 
@@ -251,6 +270,16 @@ func (s *subsets) closureOf(q int32) []int32 {
 		if s.live != nil && !s.live[q] {
 			continue
 		}
+		if st.kind == nfaLazy {
+			if s.err == nil {
+				s.err = m.b.expand(q)
+			}
+			if s.err != nil {
+				continue
+			}
+			s.fit()
+			st = &m.states[q]
+		}
 		if st.kind != nfaEps {
 			s.one = append(s.one, q)
 			continue
@@ -269,6 +298,21 @@ func (s *subsets) closureOf(q int32) []int32 {
 	s.cacheOff[q], s.cacheLen[q] = int32(len(s.arena)), int32(len(s.one))
 	s.arena = append(s.arena, s.one...)
 	return s.arena[s.cacheOff[q] : int(s.cacheOff[q])+len(s.one)]
+}
+
+// fit grows the per-NFA-state arrays after a lazy fragment was built.
+func (s *subsets) fit() {
+	n := len(s.m.states)
+	if n <= len(s.cacheOff) {
+		return
+	}
+	n = max(n, 2*len(s.cacheOff))
+	for len(s.cacheOff) < n {
+		s.cacheOff = append(s.cacheOff, -1)
+	}
+	s.cacheLen = append(s.cacheLen, make([]int32, n-len(s.cacheLen))...)
+	s.dfs.grow(n)
+	s.ss.grow(n)
 }
 
 // closure returns the union of the closures of seeds, sorted. The result
@@ -297,6 +341,9 @@ func (s *subsets) numStates() int { return s.t.len() }
 
 // state interns set as a DFA state, within the budgets.
 func (s *subsets) state(set []int32) (int32, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
 	id, added := s.t.intern(set)
 	if added {
 		if s.t.len() > s.maxStates {

@@ -32,6 +32,11 @@ const (
 	nfaEps nfaKind = iota
 	nfaByte
 	nfaMatch
+	// nfaLazy is a placeholder for a fragment not built yet (OpDefer, or
+	// one subset state of an OpPerm): next indexes builder.lazy. The
+	// determinizer's closure builds it on first contact (builder.expand),
+	// which turns it into an epsilon state.
+	nfaLazy
 )
 
 // nfaState is 12 bytes: byte states use lo, hi and next; epsilon states
@@ -57,6 +62,13 @@ type nfa struct {
 	// creates a state whose continuation is the fail state (byteState and
 	// split drop them), and spliced DFAs are trimmed.
 	liveByConstruction bool
+	// b builds the NFA's lazy states on demand (nil when it has none).
+	b *builder
+	// bounds holds the byte-class boundaries of the fragments not built
+	// yet (collected from their AST when the NFA has lazy states), so the
+	// classes computed before they exist stay valid: a boundary at b means
+	// b starts a new class.
+	bounds *[257]bool
 }
 
 func (m *nfa) targets(s *nfaState) []int32 { return m.eps[s.next : s.next+s.n] }
@@ -71,6 +83,8 @@ func (m *nfa) String() string {
 		switch s.kind {
 		case nfaMatch:
 			b.WriteString(" match")
+		case nfaLazy:
+			b.WriteString(" lazy")
 		case nfaByte:
 			b.WriteString(" byte " + hex2(s.lo))
 			if s.hi != s.lo {
@@ -118,6 +132,26 @@ type builder struct {
 	memo  map[memoKey]int32
 	tmpls map[*Node]*runeTemplate
 	frags map[*Node]*fragment // repeated nodes' first builds (copyOf)
+	// spliced DFAs' first builds, stamped for later continuations
+	splices map[*DFA]*fragment
+
+	// Lazy fragments (OpDefer, OpPerm): the placeholders' items, the
+	// placeholder of each item, the built Perm subset states, and the
+	// memoized emptiness of deferred nodes.
+	lazy      []lazyItem
+	lazyMemo  map[lazyItem]int32
+	permMemo  map[lazyItem]int32
+	emptyMemo map[*Node]bool
+}
+
+// lazyItem is a fragment to build later: Defer node n continuing at k, or
+// the state of Perm node n after the members in seen were written
+// (written: whether any item, an extra one included, was written yet).
+type lazyItem struct {
+	n       *Node
+	seen    uint64
+	written bool
+	k       int32
 }
 
 func newBuilder(c *compiler) *builder {
@@ -294,6 +328,20 @@ func (b *builder) build1(n *Node, k int32) (int32, error) {
 			return 0, err
 		}
 		return b.splice(d, k)
+	case OpDefer:
+		if len(n.Subs) != 1 {
+			return 0, &Error{Code: ErrInvalidNode, Expr: "defer needs one operand", Pos: -1}
+		}
+		// The placeholder must be live (the determinizer treats every
+		// non-empty state set as able to reach acceptance), so an operand
+		// whose language is empty is ∅ here, as building it would give.
+		ok, err := b.nonEmpty(n.Subs[0])
+		if err != nil || !ok {
+			return nfaFail, err
+		}
+		return b.lazyState(lazyItem{n: n, k: k})
+	case OpPerm:
+		return b.permStart(n, k)
 	}
 	return 0, &Error{Code: ErrInvalidNode, Expr: "unknown op " + strconv.Itoa(int(n.Op)), Pos: -1}
 }
@@ -361,6 +409,10 @@ const repeatTemplateMin = 8
 type fragment struct {
 	lo, hi, epsLo, epsHi int32
 	start, exit          int32
+	// lazy: the fragment holds lazy placeholders, which record their
+	// continuation outside the state array and may be expanded at any
+	// time into states outside [lo, hi): it is built anew for every copy.
+	lazy bool
 }
 
 // copyOf builds x continuing at k. For a node repeated n ≥
@@ -380,15 +432,25 @@ func (b *builder) copyOf(x *Node, k int32, n int) (int32, error) {
 			return 0, err
 		}
 		f = &fragment{lo: exit + 1, epsLo: int32(len(b.m.eps)), exit: exit}
+		nlazy := len(b.lazy)
 		if f.start, err = b.build(x, exit); err != nil {
 			return 0, err
 		}
 		f.hi, f.epsHi = int32(len(b.m.states)), int32(len(b.m.eps))
+		f.lazy = len(b.lazy) > nlazy
 		b.frags[x] = f
 		// This first instance continues at k through the placeholder.
 		b.setTargets(exit, []int32{k})
 		return f.start, nil
 	}
+	if f.lazy {
+		return b.build(x, k)
+	}
+	return b.stamp(f, k)
+}
+
+// stamp adds a copy of fragment f continuing at k and returns its start.
+func (b *builder) stamp(f *fragment, k int32) (int32, error) {
 	size := f.hi - f.lo
 	if len(b.m.states)+int(size) > b.c.opts.MaxNFAStates {
 		return 0, limitErr(ErrTooManyNFAStates, int64(b.c.opts.MaxNFAStates), int64(len(b.m.states))+int64(size))
@@ -504,10 +566,36 @@ func newRuneTemplate(rs []RuneRange) *runeTemplate {
 // NFA. Each live DFA state becomes an epsilon state whose targets are one
 // byte state per run of bytes with the same live successor, plus k when
 // the DFA state accepts.
+//
+// The first splice of d builds the fragment with a placeholder continuation;
+// later ones (d continuing elsewhere: an extra-key language in every state
+// of an any-order object, say) stamp that fragment, which costs a copy
+// instead of 256 transition lookups per DFA state.
 func (b *builder) splice(d *DFA, k int32) (int32, error) {
-	if d.Start == DeadState {
+	if d.Start == DeadState || k == nfaFail {
 		return nfaFail, nil
 	}
+	if f, ok := b.splices[d]; ok {
+		return b.stamp(f, k)
+	}
+	exit, err := b.add(nfaState{kind: nfaEps})
+	if err != nil {
+		return 0, err
+	}
+	f := &fragment{lo: exit + 1, epsLo: int32(len(b.m.eps)), exit: exit}
+	if f.start, err = b.splice1(d, exit); err != nil {
+		return 0, err
+	}
+	f.hi, f.epsHi = int32(len(b.m.states)), int32(len(b.m.eps))
+	if b.splices == nil {
+		b.splices = make(map[*DFA]*fragment)
+	}
+	b.splices[d] = f
+	b.setTargets(exit, []int32{k})
+	return f.start, nil
+}
+
+func (b *builder) splice1(d *DFA, k int32) (int32, error) {
 	base := int32(len(b.m.states)) - 1 // DFA state s ≥ 1 becomes base+s
 	for s := 1; s < d.NumStates(); s++ {
 		if _, err := b.add(nfaState{kind: nfaEps}); err != nil {

@@ -365,6 +365,9 @@ func (p *parser) group() (*Node, error) {
 		switch {
 		case strings.HasPrefix(rest, ":"):
 			p.pos++
+		case strings.HasPrefix(rest, "perm(") && p.mode == modeProject:
+			p.pos += len("perm")
+			return p.perm(start)
 		case strings.HasPrefix(rest, "="), strings.HasPrefix(rest, "!"):
 			return nil, parseErr(ErrUnsupported, "lookahead (?"+rest[:1], start)
 		case strings.HasPrefix(rest, "<="), strings.HasPrefix(rest, "<!"):
@@ -412,6 +415,36 @@ func (p *parser) group() (*Node, error) {
 	}
 	p.pos++
 	return n, nil
+}
+
+// perm parses the operands of (?perm(SEP)(EXTRA)(M1)!(M2)…): groups, a
+// required member marked by a leading !, up to the closing parenthesis.
+func (p *parser) perm(start int) (*Node, error) {
+	var subs []*Node
+	var req []bool
+	for !p.peek(')') {
+		r := false
+		if len(subs) >= 2 && p.peek('!') {
+			p.pos++
+			r = true
+		}
+		if !p.peek('(') {
+			return nil, parseErr(ErrMissingParen, "perm operands are groups", p.pos)
+		}
+		g, err := p.group()
+		if err != nil {
+			return nil, err
+		}
+		subs = append(subs, g)
+		if len(subs) > 2 {
+			req = append(req, r)
+		}
+	}
+	if len(subs) < 3 || len(req) > MaxPermMembers {
+		return nil, parseErr(ErrMissingParen, "perm needs a separator, an extra and 1 to 64 members", start)
+	}
+	p.pos++
+	return Perm(subs[0], subs[1], subs[2:], req), nil
 }
 
 func firstRune(s string) string {

@@ -58,6 +58,10 @@ func (n *Node) String() string {
 
 func prec(n *Node) int {
 	switch n.Op {
+	case OpDefer:
+		if len(n.Subs) == 1 {
+			return prec(n.Subs[0])
+		}
 	case OpAlt:
 		return precAlt
 	case OpAnd:
@@ -154,6 +158,23 @@ func (p *printer) node(n *Node, ctx int) {
 			p.b.WriteString("(?:<nil>)")
 		} else {
 			p.node(n.Subs[0], precAlt)
+		}
+		p.b.WriteString(")")
+	case OpDefer: // a build hint: the same language as its operand
+		if len(n.Subs) == 1 {
+			p.node(n.Subs[0], ctx)
+		} else {
+			p.b.WriteString("(?:<nil>)")
+		}
+	case OpPerm:
+		p.b.WriteString("(?perm")
+		for i, s := range n.Subs {
+			if i >= 2 && i-2 < len(n.Req) && n.Req[i-2] {
+				p.b.WriteString("!")
+			}
+			p.b.WriteString("(")
+			p.node(s, precAlt)
+			p.b.WriteString(")")
 		}
 		p.b.WriteString(")")
 	default:
@@ -365,6 +386,20 @@ func (p *printer) dump(n *Node) {
 		default:
 			p.b.WriteString("rep{" + strconv.Itoa(n.Min) + "," + strconv.Itoa(n.Max) + " ")
 		}
+		for _, s := range n.Subs {
+			p.dump(s)
+		}
+		p.b.WriteString("}")
+	case OpDefer, OpPerm:
+		name := "defer{"
+		if n.Op == OpPerm {
+			name = "perm{"
+			for _, r := range n.Req {
+				name += map[bool]string{true: "!", false: "?"}[r]
+			}
+			name += " "
+		}
+		p.b.WriteString(name)
 		for _, s := range n.Subs {
 			p.dump(s)
 		}

@@ -342,7 +342,7 @@ func (c *compiler) anyValue(d int) *fsm.Node {
 	scalars := fsm.Alt(fsm.Lit("null"), fsm.Lit("true"), fsm.Lit("false"), jsonNum, strLang[c.esc()].str)
 	var inner *fsm.Node
 	if d > 0 {
-		inner = c.anyValue(d - 1)
+		inner = fsm.Defer(c.anyValue(d - 1))
 	} else {
 		inner = fsm.NoMatch()
 	}

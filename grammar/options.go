@@ -45,6 +45,26 @@ const (
 	ExtrasForbidden
 )
 
+// PropertyOrder says in which order an object's properties may appear.
+type PropertyOrder uint8
+
+// The property orders. The zero value is OrderSchema.
+const (
+	// OrderSchema writes declared properties in the order of "properties"
+	// (then names found only in "required"), extra properties after them:
+	// the order OpenAI's structured outputs promise, and the one a model
+	// prompted with the schema expects.
+	OrderSchema PropertyOrder = iota
+	// OrderAny accepts the properties of an object in any order, each at
+	// most once, extra properties anywhere among them, as JSON Schema
+	// allows: what a validator accepts. The automaton tracks the set of
+	// properties written (fsm.Perm), built lazily, so only the orders a
+	// text actually takes cost anything; the whole eager DFA of a wide
+	// object is exponential. Objects with minProperties/maxProperties, or
+	// more than fsm.MaxPermMembers properties, keep the schema order.
+	OrderAny
+)
+
 // Options configure the compilation. The zero value means the defaults below.
 type Options struct {
 	Whitespace WhitespaceMode
@@ -60,6 +80,8 @@ type Options struct {
 	MaxWhitespace int
 	// Extras: ExtrasAllowed (default) or ExtrasForbidden.
 	Extras ExtrasMode
+	// PropertyOrder: OrderSchema (default) or OrderAny.
+	PropertyOrder PropertyOrder
 	// Escapes: which JSON encodings strings admit; EscapesNeeded (default)
 	// or EscapesAll.
 	Escapes Escapes

@@ -98,7 +98,7 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 			}
 			continue
 		}
-		members = append(members, member{key: key, kv: fsm.Cat(key, c.colon, v), required: req})
+		members = append(members, member{key: key, kv: fsm.Cat(key, c.colon, fsm.Defer(v)), required: req})
 	}
 	// Extra properties: keys matching a patternProperties pattern take
 	// that pattern's schema (a key matching several patterns is left out);
@@ -147,7 +147,7 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 		if nameCP != nil {
 			key = fsm.And(key, nameCP)
 		}
-		extras = append(extras, fsm.Cat(key, c.colon, v))
+		extras = append(extras, fsm.Cat(key, c.colon, fsm.Defer(v)))
 	}
 	if !r.closed {
 		var ev *fsm.Node
@@ -171,7 +171,7 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 			if nameCP != nil {
 				key = fsm.And(key, nameCP)
 			}
-			extras = append(extras, fsm.Cat(key, c.colon, ev))
+			extras = append(extras, fsm.Cat(key, c.colon, fsm.Defer(ev)))
 		}
 	}
 	var extra *fsm.Node
@@ -190,6 +190,14 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 	}
 	if maxP >= 0 && extra == nil && maxP >= len(members) {
 		maxP = -1 // cannot be exceeded
+	}
+	if c.opts.PropertyOrder == OrderAny && minP == 0 && maxP < 0 && len(members) <= fsm.MaxPermMembers {
+		kvs := make([]*fsm.Node, len(members))
+		req := make([]bool, len(members))
+		for i, m := range members {
+			kvs[i], req[i] = m.kv, m.required
+		}
+		return fsm.Cat(fsm.Lit("{"), c.ws, fsm.Perm(c.sep, extra, kvs, req), c.ws, fsm.Lit("}")), nil
 	}
 	// capN: counts at or above it behave alike.
 	capN := max(1, minP)
@@ -290,7 +298,7 @@ func (c *compiler) arrayNode(r *ir) (*fsm.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		pre[i] = n
+		pre[i] = fsm.Defer(n)
 	}
 	var item *fsm.Node
 	if r.itemsSet {
@@ -302,6 +310,7 @@ func (c *compiler) arrayNode(r *ir) (*fsm.Node, error) {
 	} else {
 		item = c.anyValue(c.opts.AnyValueDepth)
 	}
+	item = fsm.Defer(item)
 	minI, maxI := r.minItems, r.maxItems
 	if lim := c.opts.MaxArrayItems; maxI > lim && minI <= lim {
 		maxI = lim // sound: only shorter arrays are produced

@@ -36,7 +36,7 @@ type seq interface {
 func newEngine(cfg config) (engine, error) {
 	switch cfg.engine {
 	case "conform":
-		e, err := newConformEngine(cfg.tokenizer, grammar.Options{MaxWhitespace: cfg.maxWS, AnyValueDepth: cfg.anyDepth, MaxDepth: cfg.maxDepth, MaxStringLength: cfg.maxString})
+		e, err := newConformEngine(cfg.tokenizer, grammar.Options{MaxWhitespace: cfg.maxWS, AnyValueDepth: cfg.anyDepth, MaxDepth: cfg.maxDepth, MaxStringLength: cfg.maxString, PropertyOrder: cfg.order})
 		if err == nil {
 			if cfg.phases {
 				e.ph = &phases{}

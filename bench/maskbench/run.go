@@ -1,6 +1,8 @@
 package main
 
 import (
+	"conform/grammar"
+
 	"bufio"
 	"encoding/json"
 	"errors"
@@ -21,6 +23,7 @@ const defaultTimeout = 30 * time.Second
 type config struct {
 	data, tokenizer, tokens, jsonOut, engine, split             string
 	limit, threads, every, maxWS, anyDepth, maxDepth, maxString int
+	order                                                       grammar.PropertyOrder
 	timeout                                                     time.Duration
 	ids                                                         map[string]bool // -ids: only these schemas
 	verbose, phases, eager                                      bool

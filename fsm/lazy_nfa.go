@@ -1,0 +1,278 @@
+package fsm
+
+// Lazy NFA fragments.
+//
+// An OpDefer node and every subset state of an OpPerm node are built as a
+// placeholder state (nfaLazy) that records what to build and with which
+// continuation. The subset construction's closure meets placeholders while
+// it follows epsilon moves and expands them then (subsets.closureOf calls
+// builder.expand), so a fragment is built the first time a DFA state
+// reaches it, in Compile (which reaches everything) and in a lazy
+// constraint (which reaches what generations visit) alike.
+//
+// Two things keep the lazily grown NFA correct:
+//   - Byte classes are computed once, before most of the NFA exists, so the
+//     builder collects the byte boundaries of every deferred node from its
+//     AST up front (collectBounds; nfa.bounds).
+//   - The determinizer relies on every NFA state being able to reach the
+//     match state. A Defer whose operand has an empty language is built as
+//     the fail state (nonEmpty decides it, compiling the intersections and
+//     complements inside, which the build would compile anyway); a Perm
+//     whose required member is empty is ∅; every other Perm subset state
+//     can still write its missing required members and close.
+
+// lazyState returns the placeholder for it, creating it once.
+func (b *builder) lazyState(it lazyItem) (int32, error) {
+	if b.lazyMemo == nil {
+		b.lazyMemo = make(map[lazyItem]int32)
+	}
+	if s, ok := b.lazyMemo[it]; ok {
+		return s, nil
+	}
+	s, err := b.add(nfaState{kind: nfaLazy, next: int32(len(b.lazy))})
+	if err != nil {
+		return 0, err
+	}
+	b.lazy = append(b.lazy, it)
+	b.lazyMemo[it] = s
+	b.m.b = b
+	return s, nil
+}
+
+// expand builds the fragment of placeholder q and turns q into an epsilon
+// state leading to it (or to nothing, when the fragment is ∅).
+func (b *builder) expand(q int32) error {
+	it := b.lazy[b.m.states[q].next]
+	var s int32
+	var err error
+	if it.n.Op == OpDefer {
+		s, err = b.build(it.n.Subs[0], it.k)
+	} else {
+		s, err = b.perm(it.n, it.seen, it.written, it.k)
+	}
+	if err != nil {
+		return err
+	}
+	b.m.states[q] = nfaState{kind: nfaEps}
+	if s != nfaFail {
+		b.setTargets(q, []int32{s})
+	}
+	return nil
+}
+
+// permStart builds Perm node n continuing at k: its state before any item.
+func (b *builder) permStart(n *Node, k int32) (int32, error) {
+	if len(n.Subs) < 2 || len(n.Subs)-2 != len(n.Req) || len(n.Req) > MaxPermMembers {
+		return 0, &Error{Code: ErrInvalidNode, Expr: "perm needs a separator, an extra and at most 64 members", Pos: -1}
+	}
+	nreq := 0
+	for i, r := range n.Req {
+		if !r {
+			continue
+		}
+		nreq++
+		// A required member that is ∅ makes the Perm ∅; otherwise every
+		// subset state can complete.
+		ok, err := b.nonEmpty(n.Subs[2+i])
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			return nfaFail, nil
+		}
+	}
+	if nreq > 1 {
+		ok, err := b.nonEmpty(n.Subs[0])
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			return nfaFail, nil // two required items cannot be separated
+		}
+	}
+	return b.perm(n, 0, false, k)
+}
+
+// perm builds the state of Perm node n after the members in seen were
+// written (written: whether anything was) and continuing at k: close (when
+// every required member is in seen), or write a member not in seen and move
+// to that subset's state (a placeholder), or write an extra item and stay.
+func (b *builder) perm(n *Node, seen uint64, written bool, k int32) (int32, error) {
+	key := lazyItem{n: n, seen: seen, written: written, k: k}
+	if b.permMemo == nil {
+		b.permMemo = make(map[lazyItem]int32)
+	}
+	if s, ok := b.permMemo[key]; ok {
+		return s, nil
+	}
+	s, err := b.add(nfaState{kind: nfaEps})
+	if err != nil {
+		return 0, err
+	}
+	b.permMemo[key] = s
+	sep, extra := n.Subs[0], n.Subs[1]
+	var targets []int32
+	var reqMask uint64
+	for i, r := range n.Req {
+		if r {
+			reqMask |= 1 << i
+		}
+	}
+	if seen&reqMask == reqMask {
+		targets = append(targets, k)
+	}
+	item := func(x *Node, cont int32) error {
+		t, err := b.build(x, cont)
+		if err == nil && written {
+			t, err = b.build(sep, t)
+		}
+		if err == nil {
+			targets = append(targets, t)
+		}
+		return err
+	}
+	for i := range n.Req {
+		if seen&(1<<i) != 0 {
+			continue
+		}
+		cont, err := b.lazyState(lazyItem{n: n, seen: seen | 1<<i, written: true, k: k})
+		if err != nil {
+			return 0, err
+		}
+		if err := item(n.Subs[2+i], cont); err != nil {
+			return 0, err
+		}
+	}
+	if extra.Op != OpNoMatch {
+		cont := s
+		if !written {
+			if cont, err = b.lazyState(lazyItem{n: n, seen: seen, written: true, k: k}); err != nil {
+				return 0, err
+			}
+		}
+		if err := item(extra, cont); err != nil {
+			return 0, err
+		}
+	}
+	out := targets[:0]
+	for _, t := range targets {
+		if t != nfaFail {
+			out = append(out, t)
+		}
+	}
+	b.setTargets(s, out)
+	return s, nil
+}
+
+// nonEmpty reports whether n matches some string, memoized. Without
+// intersections and complements the constructors leave only ∅ itself
+// empty; an intersection or complement is compiled (and the DFA kept for
+// the build) to find out.
+func (b *builder) nonEmpty(n *Node) (bool, error) {
+	if ok, known := b.emptyMemo[n]; known {
+		return ok, nil
+	}
+	if err := b.c.enter(); err != nil {
+		return false, err
+	}
+	ok, err := b.nonEmpty1(n)
+	b.c.depth--
+	if err != nil {
+		return false, err
+	}
+	if b.emptyMemo == nil {
+		b.emptyMemo = make(map[*Node]bool)
+	}
+	b.emptyMemo[n] = ok
+	return ok, nil
+}
+
+func (b *builder) nonEmpty1(n *Node) (bool, error) {
+	switch n.Op {
+	case OpNoMatch:
+		return false, nil
+	case OpEmpty, OpLiteral, OpRunes, OpBytes:
+		return true, nil
+	case OpConcat, OpDefer:
+		for _, s := range n.Subs {
+			if ok, err := b.nonEmpty(s); err != nil || !ok {
+				return false, err
+			}
+		}
+		return true, nil
+	case OpAlt:
+		for _, s := range n.Subs {
+			if ok, err := b.nonEmpty(s); err != nil || ok {
+				return ok, err
+			}
+		}
+		return false, nil
+	case OpRepeat:
+		if n.Min == 0 {
+			return true, nil
+		}
+		return b.nonEmpty(n.Subs[0])
+	case OpPerm:
+		nreq := 0
+		for i, r := range n.Req {
+			if r {
+				nreq++
+				if ok, err := b.nonEmpty(n.Subs[2+i]); err != nil || !ok {
+					return false, err
+				}
+			}
+		}
+		if nreq > 1 {
+			return b.nonEmpty(n.Subs[0])
+		}
+		return true, nil
+	case OpAnd, OpNot:
+		d, err := b.c.dfaOf(n)
+		if err != nil {
+			return false, err
+		}
+		return d.Start != DeadState, nil
+	}
+	return false, &Error{Code: ErrInvalidNode, Expr: "unknown op", Pos: -1}
+}
+
+// collectBounds records in m.bounds the byte-class boundaries of every
+// node under the deferred ones (a boundary at b: b starts a class). The
+// fragments built later are made of these nodes' bytes, so the classes
+// stay a valid partition. Intersections and complements are spliced from
+// DFAs whose byte runs split only where their operands' ranges do.
+func (b *builder) collectBounds() {
+	if len(b.lazy) == 0 {
+		return
+	}
+	bound := new([257]bool)
+	seen := make(map[*Node]bool)
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		switch n.Op {
+		case OpLiteral:
+			for _, c := range n.Lit {
+				bound[c], bound[int(c)+1] = true, true
+			}
+		case OpBytes:
+			for _, r := range n.Bytes {
+				bound[r.Lo], bound[int(r.Hi)+1] = true, true
+			}
+		case OpRunes:
+			for _, s := range cachedRuneTemplate(n.Runes).states {
+				bound[s.lo], bound[int(s.hi)+1] = true, true
+			}
+		}
+		for _, s := range n.Subs {
+			walk(s)
+		}
+	}
+	for _, it := range b.lazy {
+		walk(it.n)
+	}
+	b.m.bounds = bound
+}

@@ -1,0 +1,224 @@
+package fsm
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// permExpansion is the reference for Perm(sep, extra, members, req): the
+// subset lattice written out as a plain (exponential) regex.
+func permExpansion(sep, extra *Node, members []*Node, req []bool) *Node {
+	var reqMask uint64
+	for i, r := range req {
+		if r {
+			reqMask |= 1 << i
+		}
+	}
+	extras := Star(Cat(sep, extra))
+	var after func(seen uint64) *Node // after at least one item
+	after = func(seen uint64) *Node {
+		alts := []*Node{}
+		if seen&reqMask == reqMask {
+			alts = append(alts, Empty())
+		}
+		for i, m := range members {
+			if seen&(1<<i) == 0 {
+				alts = append(alts, Cat(sep, m, after(seen|1<<i)))
+			}
+		}
+		return Cat(extras, Alt(alts...))
+	}
+	alts := []*Node{Cat(extra, after(0))}
+	if reqMask == 0 {
+		alts = append(alts, Empty())
+	}
+	for i, m := range members {
+		alts = append(alts, Cat(m, after(1<<i)))
+	}
+	return Alt(alts...)
+}
+
+// TestPermMatchesExpansion compares the minimized DFA of Perm nodes with
+// that of their written-out subset lattice: canonical dumps are equal
+// exactly when the languages are.
+func TestPermMatchesExpansion(t *testing.T) {
+	sep := mustParse(t, ` ?, ?`)
+	for _, tc := range []struct {
+		name    string
+		members []string
+		req     []bool
+		extra   string
+	}{
+		{"one-optional", []string{"a"}, nil, ""},
+		{"one-required", []string{"a"}, []bool{true}, ""},
+		{"three-mixed", []string{"a", "bb", "c"}, []bool{true, false, true}, ""},
+		{"prefixes", []string{"a", "ab", "abc"}, []bool{false, true, false}, ""},
+		{"extra", []string{"k1:[0-9]", "k2:x+"}, []bool{true, false}, `[a-z]{1,2}:[0-9]`},
+		{"extra-overlaps-member", []string{"a", "b"}, nil, `[ab]`},
+		{"four-required", []string{"w", "x", "y", "z"}, []bool{true, true, true, true}, ""},
+		{"four-none", []string{"w", "xx", "y", "z"}, nil, `q`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ms []*Node
+			for _, m := range tc.members {
+				ms = append(ms, mustParse(t, m))
+			}
+			extra := NoMatch()
+			if tc.extra != "" {
+				extra = mustParse(t, tc.extra)
+			}
+			req := make([]bool, len(ms))
+			copy(req, tc.req)
+			got := Cat(Lit("{"), Perm(sep, extra, ms, req), Lit("}"))
+			want := Cat(Lit("{"), permExpansion(sep, extra, ms, req), Lit("}"))
+			if g, w := mustCompile(t, got).String(), mustCompile(t, want).String(); g != w {
+				t.Errorf("Perm DFA differs from the expansion\nperm:\n%s\nexpansion:\n%s", g, w)
+			}
+			// The dialect round-trips Perm.
+			back, err := Parse(got.String())
+			if err != nil {
+				t.Fatalf("Parse(%s) = %v", got, err)
+			}
+			if back.String() != got.String() {
+				t.Errorf("round trip: %s → %s", got, back)
+			}
+		})
+	}
+}
+
+// stripDefer returns n without its Defer nodes (the same language).
+func stripDefer(n *Node, memo map[*Node]*Node) *Node {
+	if r, ok := memo[n]; ok {
+		return r
+	}
+	var r *Node
+	switch n.Op {
+	case OpDefer:
+		r = stripDefer(n.Subs[0], memo)
+	case OpConcat, OpAlt, OpAnd, OpNot, OpRepeat, OpPerm:
+		subs := make([]*Node, len(n.Subs))
+		for i, s := range n.Subs {
+			subs[i] = stripDefer(s, memo)
+		}
+		switch n.Op {
+		case OpConcat:
+			r = Cat(subs...)
+		case OpAlt:
+			r = Alt(subs...)
+		case OpAnd:
+			r = And(subs...)
+		case OpNot:
+			r = Not(subs[0])
+		case OpRepeat:
+			r = Repeat(subs[0], n.Min, n.Max)
+		default:
+			r = Perm(subs[0], subs[1], subs[2:], n.Req)
+		}
+	default:
+		r = n
+	}
+	memo[n] = r
+	return r
+}
+
+// deferCases put Defer where grammar/ does (values, items, nested free-form
+// values) and where it must be harmless (an empty operand, a loop body,
+// inside an intersection).
+func deferCases(tb testing.TB) []*Node {
+	str := mustParse(tb, jsonString)
+	num := mustParse(tb, jsonNumber)
+	W := mustParse(tb, ws)
+	sep := Cat(W, Lit(","), W)
+	colon := Cat(W, Lit(":"), W)
+	emptyStr := And(mustParse(tb, `"a+"`), mustParse(tb, `"b+"`))
+	any1 := Alt(str, num, Cat(Lit("["), W, Opt(Cat(num, Star(Cat(sep, num)))), W, Lit("]")))
+	any2 := Alt(str, num, Cat(Lit("["), W, Opt(Cat(Defer(any1), Star(Cat(sep, Defer(any1))))), W, Lit("]")))
+	kv := func(k string, v *Node) *Node { return Cat(Lit(`"`+k+`"`), colon, Defer(v)) }
+	obj := Cat(Lit("{"), W, Perm(sep, Cat(Diff(str, Alt(Lit(`"a"`), Lit(`"b"`))), colon, Defer(any2)),
+		[]*Node{kv("a", num), kv("b", any2), kv("c", emptyStr), kv("d", str)}, []bool{true, false, false, true}), W, Lit("}"))
+	return []*Node{
+		Cat(Lit("["), Defer(any2), Lit("]")),
+		Cat(Lit("x"), Defer(emptyStr), Lit("y")),
+		Alt(Cat(Lit("x"), Defer(emptyStr)), Lit("z")),
+		Alt(Cat(Lit("xab"), Defer(emptyStr)), Lit("z")),
+		Cat(Lit("("), Star(Defer(Cat(Lit("a"), Alt(Lit("b"), num)))), Lit(")")),
+		// Repeats of 8 or more are stamped from one built fragment, which
+		// must not copy placeholders.
+		Cat(Lit("["), Repeat(Cat(Lit(","), Defer(Alt(num, Cat(Lit("x"), Defer(str))))), 0, 12), Lit("]")),
+		And(Cat(Lit(`"`), Defer(mustParse(tb, `[a-z]*`)), Lit(`"`)), mustParse(tb, `"[^q]{2,5}"`)),
+		obj,
+		Cat(Lit("["), obj, Star(Cat(sep, obj)), Lit("]")),
+		Cat(Lit("{"), Perm(sep, NoMatch(), []*Node{kv("a", num), kv("c", emptyStr)}, []bool{true, true}), Lit("}")),
+	}
+}
+
+// TestDeferSameLanguage checks that deferring changes no language (the
+// minimized DFAs with and without Defer are equal), that the NFA keeps
+// every reachable state live, and that a lazy constraint (which does not
+// trim) gives the masks of the eager, trimmed DFA of the node without Defer.
+func TestDeferSameLanguage(t *testing.T) {
+	ti := tokCl100kIndex(t)
+	for i, n := range deferCases(t) {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			plain := stripDefer(n, map[*Node]*Node{})
+			d := mustCompile(t, plain)
+			if g, w := mustCompile(t, n).String(), d.String(); g != w {
+				t.Errorf("%s: DFA with Defer differs from %s", n, plain)
+			}
+			checkNFALive(t, n, Options{})
+			if n.Op == OpAnd || d.Start == DeadState {
+				return
+			}
+			eager, err := NewConstraint(d, ti, ConstraintOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lazy, err := CompileConstraint(n, ti, Options{}, ConstraintOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(7, uint64(i)))
+			for walk := range 12 {
+				compareWalk(t, ti, eager.NewMatcher(), lazy.NewMatcher(), rng, fmt.Sprintf("walk %d", walk))
+			}
+		})
+	}
+}
+
+// TestPermBudgets: a wide Perm is cheap lazily but its whole DFA (2^n
+// subsets) runs into a budget with a limit error, not a hang.
+func TestPermBudgets(t *testing.T) {
+	var ms []*Node
+	for i := range 40 {
+		ms = append(ms, Lit(fmt.Sprintf(`"k%d":1`, i)))
+	}
+	n := Cat(Lit("{"), Perm(Lit(","), NoMatch(), ms, nil), Lit("}"))
+	_, err := Compile(n, Options{MaxDFAStates: 50_000})
+	var fe *Error
+	if !errors.As(err, &fe) || !fe.Code.IsLimit() {
+		t.Fatalf("Compile(40-member perm) = %v, want a limit error", err)
+	}
+	ti := tokCl100kIndex(t)
+	c, err := CompileConstraint(n, ti, Options{MaxDFAStates: 50_000}, ConstraintOptions{})
+	if err != nil {
+		t.Fatalf("CompileConstraint = %v", err)
+	}
+	m := c.NewMatcher()
+	for _, b := range []byte(`{"k39":1,"k0":1,"k7":1}`) {
+		if err := m.Accept(TokenID(100277 + int(b))); err != nil { // the byte tokens
+			t.Fatalf("Accept = %v", err)
+		}
+	}
+	if !m.IsAccepting() {
+		t.Error("not accepting after a complete object")
+	}
+	big := make([]*Node, MaxPermMembers+1)
+	for i := range big {
+		big[i] = Lit(fmt.Sprint(i))
+	}
+	if _, err := Compile(Perm(Lit(","), NoMatch(), big, nil), Options{}); !errors.As(err, &fe) || fe.Code != ErrInvalidNode {
+		t.Errorf("Compile(65-member perm) = %v, want ErrInvalidNode", err)
+	}
+}
