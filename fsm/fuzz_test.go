@@ -23,6 +23,7 @@ func fuzzSeeds(f *testing.F) {
 	}
 	f.Add(`[ab]*a[ab]{20}`)
 	f.Add(`(?:a|b)*~(.*ab.*)&[a-z]{3,}`)
+	f.Add(`\{(?perm( ?, ?)([a-z]+:[0-9])(a:1)!(bb:[0-9]+)(c:(?:x|y)*))\}`)
 }
 
 // FuzzParse: no parser panics; every error is an *Error; every result
