@@ -111,26 +111,15 @@ func (b *builder) perm(n *Node, seen uint64, written bool, k int32) (int32, erro
 	}
 	b.permMemo[key] = s
 	sep, extra := n.Subs[0], n.Subs[1]
-	var targets []int32
 	var reqMask uint64
 	for i, r := range n.Req {
 		if r {
 			reqMask |= 1 << i
 		}
 	}
-	if seen&reqMask == reqMask {
-		targets = append(targets, k)
-	}
-	item := func(x *Node, cont int32) error {
-		t, err := b.build(x, cont)
-		if err == nil && written {
-			t, err = b.build(sep, t)
-		}
-		if err == nil {
-			targets = append(targets, t)
-		}
-		return err
-	}
+	// The items, each continuing at its subset's state, behind one shared
+	// separator.
+	var items []int32
 	for i := range n.Req {
 		if seen&(1<<i) != 0 {
 			continue
@@ -139,9 +128,11 @@ func (b *builder) perm(n *Node, seen uint64, written bool, k int32) (int32, erro
 		if err != nil {
 			return 0, err
 		}
-		if err := item(n.Subs[2+i], cont); err != nil {
+		t, err := b.permItem(n, i, cont)
+		if err != nil {
 			return 0, err
 		}
+		items = append(items, t)
 	}
 	if extra.Op != OpNoMatch {
 		cont := s
@@ -150,18 +141,63 @@ func (b *builder) perm(n *Node, seen uint64, written bool, k int32) (int32, erro
 				return 0, err
 			}
 		}
-		if err := item(extra, cont); err != nil {
+		t, err := b.build(extra, cont)
+		if err != nil {
 			return 0, err
 		}
+		items = append(items, t)
 	}
-	out := targets[:0]
-	for _, t := range targets {
-		if t != nfaFail {
-			out = append(out, t)
-		}
+	first, err := b.split(items)
+	if err == nil && written {
+		first, err = b.build(sep, first)
 	}
-	b.setTargets(s, out)
+	if err != nil {
+		return 0, err
+	}
+	var targets []int32
+	if seen&reqMask == reqMask {
+		targets = append(targets, k)
+	}
+	if first != nfaFail {
+		targets = append(targets, first)
+	}
+	b.setTargets(s, targets)
 	return s, nil
+}
+
+// permItem identifies one member of a Perm node.
+type permItem struct {
+	n *Node
+	i int
+}
+
+// permItem builds member i of Perm node n continuing at k. Every subset
+// state builds the members it has left, so each member is built once as an
+// unreachable template with a placeholder continuation and stamped for
+// each use (a copy of a few dozen states, with a placeholder of its own for
+// the deferred value).
+func (b *builder) permItem(n *Node, i int, k int32) (int32, error) {
+	key := permItem{n, i}
+	f, ok := b.items[key]
+	if !ok {
+		exit, err := b.add(nfaState{kind: nfaEps})
+		if err != nil {
+			return 0, err
+		}
+		f = &fragment{lo: exit + 1, epsLo: int32(len(b.m.eps)), exit: exit}
+		if f.start, err = b.build(n.Subs[2+i], exit); err != nil {
+			return 0, err
+		}
+		f.hi, f.epsHi = int32(len(b.m.states)), int32(len(b.m.eps))
+		if b.items == nil {
+			b.items = make(map[permItem]*fragment)
+		}
+		b.items[key] = f
+	}
+	if f.start == nfaFail {
+		return nfaFail, nil
+	}
+	return b.stamp(f, k)
 }
 
 // nonEmpty reports whether n matches some string, memoized. Without

@@ -152,7 +152,7 @@ func (c *Constraint) sliceBounds(q StateID, sc *maskScratch) (safe, dead int, er
 	fuel := slicerFuel
 	// Dedupe per layer with generation stamps over (state, U state).
 	if need := c.numStates() * utf8SafeStates; len(sc.stamp) < need {
-		sc.stamp = make([]uint32, need)
+		sc.stamp = make([]uint32, 2*need) // doubling: a lazy constraint keeps growing
 		sc.gen = 0
 	}
 	for n := 0; ; n++ {

@@ -134,6 +134,8 @@ type builder struct {
 	frags map[*Node]*fragment // repeated nodes' first builds (copyOf)
 	// spliced DFAs' first builds, stamped for later continuations
 	splices map[*DFA]*fragment
+	// Perm members' templates (never reached), stamped for each subset
+	items map[permItem]*fragment
 
 	// Lazy fragments (OpDefer, OpPerm): the placeholders' items, the
 	// placeholder of each item, the built Perm subset states, and the
@@ -475,6 +477,13 @@ func (b *builder) stamp(f *fragment, k int32) (int32, error) {
 			st.next = reloc(st.next)
 		case nfaEps:
 			st.next += epsDelta
+		case nfaLazy:
+			// Only in perm item templates, which are never reached and so
+			// never expanded: the copy gets its own placeholder item.
+			it := b.lazy[st.next]
+			it.k = reloc(it.k)
+			st.next = int32(len(b.lazy))
+			b.lazy = append(b.lazy, it)
 		}
 		b.m.states = append(b.m.states, st)
 	}
