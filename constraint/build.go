@@ -361,10 +361,9 @@ func grammarError(err error, param string) error {
 	return &Error{Code: CodeSchema, Param: param, Msg: err.Error(), Err: err}
 }
 
-func grammarOptionsKey(o grammar.Options) string {
-	return fmt.Sprintf("ws=%d,maxws=%d,esc=%d,depth=%d,any=%d,bytes=%d,sdepth=%d,nodes=%d,prod=%d",
-		o.Whitespace, o.MaxWhitespace, o.Escapes, o.MaxDepth, o.AnyValueDepth, o.MaxSchemaBytes, o.MaxSchemaDepth, o.MaxNodes, o.MaxAnyOfProduct)
-}
+// grammarOptionsKey prints every field of o (all plain values), so a new
+// option cannot be left out of the cache key.
+func grammarOptionsKey(o grammar.Options) string { return fmt.Sprintf("%+v", o) }
 
 // cacheKey hashes every input of Build that shapes the node.
 func cacheKey(spec Spec, mode ToolMode, sx syntax, optKey string) string {

@@ -46,7 +46,22 @@ func (b *builder) expand(q int32) error {
 	var s int32
 	var err error
 	if it.n.Op == OpDefer {
-		s, err = b.build(it.n.Subs[0], it.k)
+		// A deferred value is expanded once per continuation (per subset
+		// state of an enclosing Perm, per array position): stamp it after
+		// the first build.
+		if f, ok := b.defers[it.n]; ok {
+			s, err = b.stamp(f, it.k)
+		} else {
+			var f *fragment
+			f, err = b.instance(it.k, func(exit int32) (int32, error) { return b.build(it.n.Subs[0], exit) })
+			if err == nil {
+				if b.defers == nil {
+					b.defers = make(map[*Node]*fragment)
+				}
+				b.defers[it.n] = f
+				s = f.start
+			}
+		}
 	} else {
 		s, err = b.perm(it.n, it.seen, it.written, it.k)
 	}
@@ -172,32 +187,23 @@ type permItem struct {
 }
 
 // permItem builds member i of Perm node n continuing at k. Every subset
-// state builds the members it has left, so each member is built once as an
-// unreachable template with a placeholder continuation and stamped for
-// each use (a copy of a few dozen states, with a placeholder of its own for
-// the deferred value).
+// state builds the members it has left, so after the first build of a
+// member each further one is a stamped copy (a few dozen states, with a
+// placeholder of its own for the deferred value).
 func (b *builder) permItem(n *Node, i int, k int32) (int32, error) {
 	key := permItem{n, i}
-	f, ok := b.items[key]
-	if !ok {
-		exit, err := b.add(nfaState{kind: nfaEps})
-		if err != nil {
-			return 0, err
-		}
-		f = &fragment{lo: exit + 1, epsLo: int32(len(b.m.eps)), exit: exit}
-		if f.start, err = b.build(n.Subs[2+i], exit); err != nil {
-			return 0, err
-		}
-		f.hi, f.epsHi = int32(len(b.m.states)), int32(len(b.m.eps))
-		if b.items == nil {
-			b.items = make(map[permItem]*fragment)
-		}
-		b.items[key] = f
+	if f, ok := b.items[key]; ok {
+		return b.stamp(f, k)
 	}
-	if f.start == nfaFail {
-		return nfaFail, nil
+	f, err := b.instance(k, func(exit int32) (int32, error) { return b.build(n.Subs[2+i], exit) })
+	if err != nil {
+		return 0, err
 	}
-	return b.stamp(f, k)
+	if b.items == nil {
+		b.items = make(map[permItem]*fragment)
+	}
+	b.items[key] = f
+	return f.start, nil
 }
 
 // nonEmpty reports whether n matches some string, memoized. Without

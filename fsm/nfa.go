@@ -134,8 +134,10 @@ type builder struct {
 	frags map[*Node]*fragment // repeated nodes' first builds (copyOf)
 	// spliced DFAs' first builds, stamped for later continuations
 	splices map[*DFA]*fragment
-	// Perm members' templates (never reached), stamped for each subset
-	items map[permItem]*fragment
+	// Perm members' and Defer operands' first builds, stamped for every
+	// later continuation (subset states, deferred values)
+	items  map[permItem]*fragment
+	defers map[*Node]*fragment
 
 	// Lazy fragments (OpDefer, OpPerm): the placeholders' items, the
 	// placeholder of each item, the built Perm subset states, and the
@@ -407,14 +409,38 @@ const repeatTemplateMin = 8
 
 // fragment is a built sub-NFA that can be stamped again with another
 // continuation: states [lo, hi) and eps targets [epsLo, epsHi) of the NFA,
-// entered at start, where exit stands for the continuation.
+// entered at start, where exit stands for the continuation. lazies lists
+// the placeholders it was built with (position, item): a placeholder may
+// have been expanded since (into states outside the fragment), so a copy
+// restores it as a fresh placeholder with its continuation relocated.
 type fragment struct {
 	lo, hi, epsLo, epsHi int32
 	start, exit          int32
-	// lazy: the fragment holds lazy placeholders, which record their
-	// continuation outside the state array and may be expanded at any
-	// time into states outside [lo, hi): it is built anew for every copy.
-	lazy bool
+	lazies               [][2]int32
+}
+
+// instance builds the first instance of a fragment continuing at k:
+// gen(exit) builds it towards a placeholder continuation exit, which then
+// moves to k. Later instances are stamp(f, k'). Building towards a fresh
+// exit keeps everything the fragment continues into inside it (memoized
+// states from before continue elsewhere and are shared, correctly).
+func (b *builder) instance(k int32, gen func(exit int32) (int32, error)) (*fragment, error) {
+	exit, err := b.add(nfaState{kind: nfaEps})
+	if err != nil {
+		return nil, err
+	}
+	f := &fragment{lo: exit + 1, epsLo: int32(len(b.m.eps)), exit: exit}
+	if f.start, err = gen(exit); err != nil {
+		return nil, err
+	}
+	f.hi, f.epsHi = int32(len(b.m.states)), int32(len(b.m.eps))
+	for i := f.lo; i < f.hi; i++ {
+		if st := &b.m.states[i]; st.kind == nfaLazy {
+			f.lazies = append(f.lazies, [2]int32{i, st.next})
+		}
+	}
+	b.setTargets(exit, []int32{k})
+	return f, nil
 }
 
 // copyOf builds x continuing at k. For a node repeated n ≥
@@ -427,28 +453,15 @@ func (b *builder) copyOf(x *Node, k int32, n int) (int32, error) {
 	if n < repeatTemplateMin || k == nfaFail {
 		return b.build(x, k)
 	}
-	f, ok := b.frags[x]
-	if !ok {
-		exit, err := b.add(nfaState{kind: nfaEps})
-		if err != nil {
-			return 0, err
-		}
-		f = &fragment{lo: exit + 1, epsLo: int32(len(b.m.eps)), exit: exit}
-		nlazy := len(b.lazy)
-		if f.start, err = b.build(x, exit); err != nil {
-			return 0, err
-		}
-		f.hi, f.epsHi = int32(len(b.m.states)), int32(len(b.m.eps))
-		f.lazy = len(b.lazy) > nlazy
-		b.frags[x] = f
-		// This first instance continues at k through the placeholder.
-		b.setTargets(exit, []int32{k})
-		return f.start, nil
+	if f, ok := b.frags[x]; ok {
+		return b.stamp(f, k)
 	}
-	if f.lazy {
-		return b.build(x, k)
+	f, err := b.instance(k, func(exit int32) (int32, error) { return b.build(x, exit) })
+	if err != nil {
+		return 0, err
 	}
-	return b.stamp(f, k)
+	b.frags[x] = f
+	return f.start, nil
 }
 
 // stamp adds a copy of fragment f continuing at k and returns its start.
@@ -477,18 +490,17 @@ func (b *builder) stamp(f *fragment, k int32) (int32, error) {
 			st.next = reloc(st.next)
 		case nfaEps:
 			st.next += epsDelta
-		case nfaLazy:
-			// Only in perm item templates, which are never reached and so
-			// never expanded: the copy gets its own placeholder item.
-			it := b.lazy[st.next]
-			it.k = reloc(it.k)
-			st.next = int32(len(b.lazy))
-			b.lazy = append(b.lazy, it)
 		}
 		b.m.states = append(b.m.states, st)
 	}
 	for i := f.epsLo; i < f.epsHi; i++ {
 		b.m.eps = append(b.m.eps, reloc(b.m.eps[i]))
+	}
+	for _, la := range f.lazies {
+		it := b.lazy[la[1]]
+		it.k = reloc(it.k)
+		b.m.states[la[0]+delta] = nfaState{kind: nfaLazy, next: int32(len(b.lazy))}
+		b.lazy = append(b.lazy, it)
 	}
 	return reloc(f.start), nil
 }
@@ -587,20 +599,14 @@ func (b *builder) splice(d *DFA, k int32) (int32, error) {
 	if f, ok := b.splices[d]; ok {
 		return b.stamp(f, k)
 	}
-	exit, err := b.add(nfaState{kind: nfaEps})
+	f, err := b.instance(k, func(exit int32) (int32, error) { return b.splice1(d, exit) })
 	if err != nil {
 		return 0, err
 	}
-	f := &fragment{lo: exit + 1, epsLo: int32(len(b.m.eps)), exit: exit}
-	if f.start, err = b.splice1(d, exit); err != nil {
-		return 0, err
-	}
-	f.hi, f.epsHi = int32(len(b.m.states)), int32(len(b.m.eps))
 	if b.splices == nil {
 		b.splices = make(map[*DFA]*fragment)
 	}
 	b.splices[d] = f
-	b.setTargets(exit, []int32{k})
 	return f.start, nil
 }
 

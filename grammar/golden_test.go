@@ -27,7 +27,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := CompileSchema(schema, Options{})
+			res, err := CompileSchema(schema, Options{AnyValueDepth: eagerAnyDepth})
 			if err != nil {
 				t.Fatalf("CompileSchema(%s) error: %v", f, err)
 			}

@@ -18,12 +18,18 @@ import (
 	"conform/internal/sharedtest"
 )
 
+// eagerAnyDepth is the free-form value depth of tests that build a whole
+// DFA with fsm.Compile: the default (8) is cheap for lazy constraints, which
+// build a level only when a generation reaches it, but the eager DFA roughly
+// doubles with each level. Depth 2 exercises the same construction.
+const eagerAnyDepth = 2
+
 // TestRandomWalksValidate is the soundness property: for every schema in
 // testdata/schemas/corpus.jsonl, random strings the compiled DFA accepts are
 // valid JSON and validate against the schema (santhosh-tekuri/jsonschema,
 // formats asserted).
 func TestRandomWalksValidate(t *testing.T) {
-	if n := randomWalks(t, "testdata/schemas/corpus.jsonl", Options{}); n < 200 {
+	if n := randomWalks(t, "testdata/schemas/corpus.jsonl", Options{AnyValueDepth: eagerAnyDepth}); n < 200 {
 		t.Errorf("corpus has %d schemas, want ≥ 200", n)
 	}
 }
@@ -33,14 +39,14 @@ func TestRandomWalksValidate(t *testing.T) {
 // so schemas whose DFA exceeds the budget are skipped (the lazy constraint
 // is what serves them; fsm's tests compare it with the eager one).
 func TestRandomWalksValidateAnyOrder(t *testing.T) {
-	randomWalks(t, "testdata/schemas/corpus.jsonl", Options{PropertyOrder: OrderAny})
+	randomWalks(t, "testdata/schemas/corpus.jsonl", Options{PropertyOrder: OrderAny, AnyValueDepth: eagerAnyDepth})
 }
 
 // TestRandomWalksValidateFinite is the same property on
 // testdata/schemas/finite.jsonl: schemas that compile only through the
 // finite-domain path and the overlapping-oneOf rewrites.
 func TestRandomWalksValidateFinite(t *testing.T) {
-	if n := randomWalks(t, "testdata/schemas/finite.jsonl", Options{}); n < 20 {
+	if n := randomWalks(t, "testdata/schemas/finite.jsonl", Options{AnyValueDepth: eagerAnyDepth}); n < 20 {
 		t.Errorf("finite corpus has %d schemas, want ≥ 20", n)
 	}
 }
@@ -163,7 +169,7 @@ func TestRandomWalksMaskBench(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			t.Fatal(err)
 		}
-		res, err := CompileSchema(rec.Schema, Options{})
+		res, err := CompileSchema(rec.Schema, Options{AnyValueDepth: eagerAnyDepth})
 		if err != nil {
 			continue
 		}

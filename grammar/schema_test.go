@@ -81,7 +81,7 @@ var schemaTests = []struct {
 func TestCompileSchemaMatches(t *testing.T) {
 	for _, tt := range schemaTests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := CompileSchema([]byte(tt.schema), Options{})
+			res, err := CompileSchema([]byte(tt.schema), Options{AnyValueDepth: eagerAnyDepth})
 			if err != nil {
 				if len(tt.match) == 0 {
 					var ge *Error
@@ -137,7 +137,7 @@ var badSchemas = []struct {
 
 func TestCompileSchemaErrors(t *testing.T) {
 	for _, tt := range badSchemas {
-		_, err := CompileSchema([]byte(tt.schema), Options{})
+		_, err := CompileSchema([]byte(tt.schema), Options{AnyValueDepth: eagerAnyDepth})
 		var ge *Error
 		if !errors.As(err, &ge) {
 			t.Errorf("CompileSchema(%.60s) error = %v, want *Error with code %v", tt.schema, err, tt.code)
@@ -150,7 +150,7 @@ func TestCompileSchemaErrors(t *testing.T) {
 }
 
 func TestLenientWarns(t *testing.T) {
-	res, err := CompileSchema([]byte(`{"type":"array","items":{"type":"string","format":"fancy"},"uniqueItems":true}`), Options{Strictness: Lenient})
+	res, err := CompileSchema([]byte(`{"type":"array","items":{"type":"string","format":"fancy"},"uniqueItems":true}`), Options{AnyValueDepth: eagerAnyDepth, Strictness: Lenient})
 	if err != nil {
 		t.Fatalf("CompileSchema lenient error: %v", err)
 	}
@@ -160,7 +160,7 @@ func TestLenientWarns(t *testing.T) {
 }
 
 func TestSchemaTooLarge(t *testing.T) {
-	_, err := CompileSchema([]byte(`{"type":"string"}`), Options{MaxSchemaBytes: 5})
+	_, err := CompileSchema([]byte(`{"type":"string"}`), Options{AnyValueDepth: eagerAnyDepth, MaxSchemaBytes: 5})
 	var ge *Error
 	if !errors.As(err, &ge) || ge.Code != CodeTooLarge {
 		t.Errorf("CompileSchema over MaxSchemaBytes = %v, want CodeTooLarge", err)
@@ -168,7 +168,7 @@ func TestSchemaTooLarge(t *testing.T) {
 }
 
 func TestCompactWhitespace(t *testing.T) {
-	res, err := CompileSchema([]byte(`{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"required":["a"],"additionalProperties":false}`), Options{Whitespace: Compact})
+	res, err := CompileSchema([]byte(`{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"required":["a"],"additionalProperties":false}`), Options{AnyValueDepth: eagerAnyDepth, Whitespace: Compact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestCompactWhitespace(t *testing.T) {
 }
 
 func TestMaxWhitespace(t *testing.T) {
-	res, err := CompileSchema([]byte(`{"type":"array"}`), Options{MaxWhitespace: 3})
+	res, err := CompileSchema([]byte(`{"type":"array"}`), Options{AnyValueDepth: eagerAnyDepth, MaxWhitespace: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestEncodeJSONStringHomomorphism(t *testing.T) {
 // TestEscapesAll checks that EscapesAll admits every legal encoding and
 // counts an escape or a surrogate pair as one character.
 func TestEscapesAll(t *testing.T) {
-	res, err := CompileSchema([]byte(`{"type":"string","minLength":2,"maxLength":3}`), Options{Escapes: EscapesAll})
+	res, err := CompileSchema([]byte(`{"type":"string","minLength":2,"maxLength":3}`), Options{AnyValueDepth: eagerAnyDepth, Escapes: EscapesAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ var moreSchemaTests = []struct {
 
 func TestCompileSchemaMore(t *testing.T) {
 	for _, tt := range moreSchemaTests {
-		res, err := CompileSchema([]byte(tt.schema), Options{})
+		res, err := CompileSchema([]byte(tt.schema), Options{AnyValueDepth: eagerAnyDepth})
 		if err != nil {
 			t.Errorf("CompileSchema(%s) error: %v", tt.schema, err)
 			continue
@@ -329,7 +329,7 @@ func TestCompileRegex(t *testing.T) {
 }
 
 func TestMaxStringLength(t *testing.T) {
-	res, err := CompileSchema([]byte(`{"type":"string","maxLength":40000}`), Options{MaxStringLength: 8})
+	res, err := CompileSchema([]byte(`{"type":"string","maxLength":40000}`), Options{AnyValueDepth: eagerAnyDepth, MaxStringLength: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,6 +358,7 @@ func TestMaxArrayItems(t *testing.T) {
 		{`{"type":"array","items":{"type":"integer"},"minItems":7,"maxItems":9}`, Options{MaxArrayItems: 5}, 9, 10},
 	}
 	for _, tt := range tests {
+		tt.opts.AnyValueDepth = eagerAnyDepth
 		res, err := CompileSchema([]byte(tt.schema), tt.opts)
 		if err != nil {
 			t.Fatalf("CompileSchema(%s) = %v", tt.schema, err)
@@ -369,5 +370,48 @@ func TestMaxArrayItems(t *testing.T) {
 		if !fsm.Matches(d, arr(tt.accept)) || fsm.Matches(d, arr(tt.rej)) {
 			t.Errorf("%s with MaxArrayItems %d: want %d items accepted and %d rejected", tt.schema, tt.opts.MaxArrayItems, tt.accept, tt.rej)
 		}
+	}
+}
+
+// TestDeepFreeFormLazy: the default free-form depth (8) is built level by
+// level by a lazy constraint. A free-form value's own container may hold 8
+// more levels (9 nested containers are accepted, 10 refused), and nothing
+// near the eager DFA's size is built.
+func TestDeepFreeFormLazy(t *testing.T) {
+	res, err := CompileSchema([]byte(`{"type":"object","properties":{"a":{}},"required":["a"]}`), Options{Whitespace: Compact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks := make([][]byte, 257)
+	for b := range 256 {
+		toks[b] = []byte{byte(b)}
+	}
+	toks[256] = []byte("<eos>")
+	ti, err := fsm.NewTokenIndex(toks, []fsm.TokenID{256}, 257)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := fsm.CompileConstraint(res.Node, ti, fsm.Options{}, fsm.ConstraintOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nest := func(d int) string {
+		return `{"a":` + strings.Repeat(`[`, d-1) + `{"b":1}` + strings.Repeat(`]`, d-1) + `}`
+	}
+	for d, want := range map[int]bool{1: true, 8: true, 9: true, 10: false} {
+		m := c.NewMatcher()
+		ok := true
+		for _, b := range []byte(nest(d)) {
+			if m.Accept(fsm.TokenID(b)) != nil {
+				ok = false
+				break
+			}
+		}
+		if ok = ok && m.IsAccepting(); ok != want {
+			t.Errorf("free-form value nested %d deep: accepted %v, want %v", d, ok, want)
+		}
+	}
+	if st := c.Stats(); st.States > 5000 {
+		t.Errorf("lazy constraint built %d DFA states for three short texts", st.States)
 	}
 }

@@ -114,7 +114,9 @@ func compileSchema(path string) (*fsm.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := grammar.CompileSchema(data, grammar.Options{})
+	// fsmdump prints whole DFAs: free-form values two levels deep, not
+	// the default eight that lazy constraints afford.
+	res, err := grammar.CompileSchema(data, grammar.Options{AnyValueDepth: 2})
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,7 @@ type Config struct {
 	NGPULayers      int
 	ChatTemplate    string // --chat-template FILE
 	ToolCallParser  string // auto | hermes | qwen | llama3_json | mistral
+	PropertyOrder   string // schema | any: the order of object properties constrained output may take
 	APIKey          string // never logged
 	MaxQueue        int    // requests waiting beyond the busy slots before 429
 	MaxBodyBytes    int64
@@ -58,7 +59,7 @@ func envName(flagName string) string {
 func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Config, error) {
 	c := Config{
 		Host: "127.0.0.1", Port: 8080, CtxSize: 8192, Parallel: 4, NGPULayers: 0,
-		ToolCallParser: "auto", MaxQueue: 64, MaxBodyBytes: 8 << 20, LogLevel: "info",
+		ToolCallParser: "auto", PropertyOrder: "schema", MaxQueue: 64, MaxBodyBytes: 8 << 20, LogLevel: "info",
 		ShutdownTimeout: 10 * time.Second,
 	}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -78,6 +79,7 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Co
 	fs.IntVar(&c.NGPULayers, "n-gpu-layers", c.NGPULayers, "layers offloaded to the GPU (-1: all)")
 	fs.StringVar(&c.ChatTemplate, "chat-template", c.ChatTemplate, "Jinja chat template file (default: the model's)")
 	fs.StringVar(&c.ToolCallParser, "tool-call-parser", c.ToolCallParser, "tool-call format: auto, hermes, qwen, llama3_json, mistral")
+	fs.StringVar(&c.PropertyOrder, "property-order", c.PropertyOrder, "object properties in constrained output: schema (the schema's order, as OpenAI does) or any (any order, each at most once)")
 	fs.StringVar(&c.APIKey, "api-key", c.APIKey, "require this bearer token on /v1 endpoints")
 	fs.IntVar(&c.MaxQueue, "max-queue", c.MaxQueue, "requests allowed to wait for a slot; more get 429")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", c.MaxBodyBytes, "largest request body; larger gets 413")
@@ -156,6 +158,9 @@ func (c *Config) validate() error {
 	}
 	if c.MaxBodyBytes < 1024 {
 		return fmt.Errorf("--max-body-bytes %d: want at least 1024", c.MaxBodyBytes)
+	}
+	if c.PropertyOrder != "schema" && c.PropertyOrder != "any" {
+		return fmt.Errorf("--property-order %q: want schema or any", c.PropertyOrder)
 	}
 	if c.ToolCallParser != "auto" {
 		if _, err := constraint.ParseFormat(c.ToolCallParser); err != nil {

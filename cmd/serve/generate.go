@@ -10,6 +10,7 @@ import (
 
 	"conform/constraint"
 	"conform/fsm"
+	"conform/grammar"
 	"conform/runner"
 	"conform/templates"
 )
@@ -42,7 +43,11 @@ func jsonDecoder(r io.Reader) *json.Decoder { return json.NewDecoder(r) }
 func (s *Server) constraintFor(ctx context.Context, m *Model, spec constraint.Spec) (*fsm.Constraint, *constraint.Result, error) {
 	spec.Format = m.Format
 	spec.IsSpecial = m.IsSpecial
-	res, err := constraint.Build(spec, constraint.Options{})
+	var opts constraint.Options
+	if s.cfg.PropertyOrder == "any" {
+		opts.Grammar.PropertyOrder = grammar.OrderAny
+	}
+	res, err := constraint.Build(spec, opts)
 	if err != nil {
 		return nil, nil, err
 	}
