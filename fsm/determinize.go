@@ -55,13 +55,6 @@ func (s *stampSet) has(x int32) bool { return s.mark[x] == s.gen }
 
 func (s *stampSet) add(x int32) { s.mark[x] = s.gen }
 
-// grow makes room for elements below n, keeping the members.
-func (s *stampSet) grow(n int) {
-	if n > len(s.mark) {
-		s.mark = append(s.mark, make([]uint32, n-len(s.mark))...)
-	}
-}
-
 func (s *stampSet) clear() {
 	if s.gen++; s.gen == 0 {
 		clear(s.mark)
@@ -307,12 +300,22 @@ func (s *subsets) fit() {
 		return
 	}
 	n = max(n, 2*len(s.cacheOff))
-	for len(s.cacheOff) < n {
-		s.cacheOff = append(s.cacheOff, -1)
+	off := make([]int32, n)
+	copy(off, s.cacheOff)
+	for i := len(s.cacheOff); i < n; i++ {
+		off[i] = -1
 	}
-	s.cacheLen = append(s.cacheLen, make([]int32, n-len(s.cacheLen))...)
-	s.dfs.grow(n)
-	s.ss.grow(n)
+	s.cacheOff = off
+	s.cacheLen = grown(s.cacheLen, n)
+	s.dfs.mark = grown(s.dfs.mark, n)
+	s.ss.mark = grown(s.ss.mark, n)
+}
+
+// grown returns a copy of a with length n ≥ len(a), zero-extended.
+func grown[T any](a []T, n int) []T {
+	b := make([]T, n)
+	copy(b, a)
+	return b
 }
 
 // closure returns the union of the closures of seeds, sorted. The result
