@@ -306,6 +306,7 @@ func (s *subsets) fit() {
 		off[i] = -1
 	}
 	s.cacheOff = off
+	s.cacheCap = max(s.cacheCap, 8*n) // as newSubsets sizes it
 	s.cacheLen = grown(s.cacheLen, n)
 	s.dfs.mark = grown(s.dfs.mark, n)
 	s.ss.mark = grown(s.ss.mark, n)
