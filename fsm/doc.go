@@ -18,6 +18,13 @@
 //  4. minimizes it (Hopcroft/Valmari partition refinement) and renumbers it
 //     canonically, dead state first, into a *DFA.
 //
+// Two AST nodes make the NFA itself lazy (lazy_nfa.go): Defer(x) is built
+// as a placeholder that the determinizer expands the first time a DFA state
+// reaches it, and Perm (members in any order, each at most once) creates
+// the state for "these members written" the same way, so its 2^n subsets
+// cost only those a text visits. Both have the same language as their
+// plain expansion (tests compare minimized DFAs).
+//
 // CompileConstraint, what the server and the benchmarks use, stops after
 // step 1 for the outer NFA: the constraint determinizes it lazily, creating
 // a DFA state when a mask, Accept or Forced call first reaches it (lazy.go),
@@ -53,6 +60,9 @@
 //	x&y           intersection: strings both match (binds tighter than |,
 //	              looser than concatenation: ab&cd|e is ((ab)&(cd))|e)
 //	~(x)          complement: every byte string x does not match
+//	(?perm(S)(E)(M1)!(M2)…)  the members M1, M2, … in any order, each at
+//	              most once (! marks a required one), separated by S, with
+//	              any number of E items among them (fsm.Perm)
 //	x* x+ x?      repetition; x{m} x{m,} x{m,n} x{,n}; a trailing ? (lazy)
 //	              is accepted and ignored (same language)
 //	(x) (?:x)     grouping; (?P<name>x) and (?<name>x) too (no captures)

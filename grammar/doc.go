@@ -20,12 +20,20 @@
 // lenient mode it is ignored and reported as a Warning.
 //
 // Restrictions (sound under-approximations, documented here once):
-//   - Properties appear in a fixed order: the order of "properties", then
-//     names that appear only in "required". Extra properties allowed by
-//     "additionalProperties" (true by default) appear after the declared ones.
+//   - With Options.PropertyOrder = OrderSchema (the default) properties
+//     appear in a fixed order: the order of "properties", then names that
+//     appear only in "required". Extra properties allowed by
+//     "additionalProperties" (true by default) appear after the declared
+//     ones. OrderAny accepts declared and extra properties in any order,
+//     each declared one at most once (fsm.Perm: the automaton tracks the
+//     set written, built lazily); objects with minProperties/maxProperties
+//     or more than 64 properties keep the schema order.
 //   - Free-form values ({} or true) and recursive $ref are unrolled to a
-//     bounded depth (Options.AnyValueDepth, Options.MaxDepth); deeper
-//     alternatives are dropped.
+//     bounded depth (Options.AnyValueDepth, default 8, and Options.MaxDepth);
+//     deeper alternatives are dropped. Property values, array items and
+//     nested free-form levels are wrapped in fsm.Defer: a lazy constraint
+//     builds them when a generation first reaches them, so neither the
+//     depth nor the size of a schema is paid for before the first mask.
 //   - Numbers with bounds or multipleOf are written without an exponent;
 //     integers are written without a fraction or exponent and never as -0.
 //   - Whitespace between tokens is bounded (Options.MaxWhitespace).

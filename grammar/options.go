@@ -34,9 +34,10 @@ type ExtrasMode uint8
 
 // The extras modes. The zero value is ExtrasAllowed, JSON Schema's default.
 const (
-	// ExtrasAllowed admits extra properties, after the declared ones, with
-	// any value up to Options.AnyValueDepth, as JSON Schema says. Each
-	// object then carries a copy of the free-form value automaton.
+	// ExtrasAllowed admits extra properties (after the declared ones, or
+	// anywhere with OrderAny) with any value up to Options.AnyValueDepth,
+	// as JSON Schema says. The free-form value is deferred, so it costs
+	// nothing until a generation writes an extra property.
 	ExtrasAllowed ExtrasMode = iota
 	// ExtrasForbidden treats a missing additionalProperties as false (what
 	// OpenAI's strict mode requires and what most engines do by default):
