@@ -92,7 +92,9 @@ func newLazyConstraint(m *nfa, ti *TokenIndex, opts Options, copts ConstraintOpt
 	c := newConstraint(ti, copts, s.classes, s.k, StateID(start), opts.MaxDFAStates+1)
 	l := &lazyDet{s: s}
 	c.lazy = l
-	l.publish(c, l.grow(c, &table{}, lazyInitialStates))
+	t := l.grow(c, &table{}, lazyInitialStates)
+	unknownRows(t, c.k, 0, s.numStates())
+	l.publish(c, t)
 	if _, err := c.maskFor(c.start); err != nil {
 		return nil, err
 	}
@@ -100,8 +102,11 @@ func newLazyConstraint(m *nfa, ti *TokenIndex, opts Options, copts ConstraintOpt
 }
 
 // grow returns a copy of t with room for at least n states (doubling),
-// holding t's rows, flags and accepting flags; new rows are unknown. The
-// caller holds l.mu (or owns t).
+// holding t's rows, flags and accepting flags. The rows past t's are not
+// initialized (the caller marks each state's row unknown when the state is
+// created, unknownRows): filling the whole new half at once doubled the
+// memory a growth touches, and a 50 MB growth stalled one mask for ~50 ms.
+// The caller holds l.mu (or owns t).
 func (l *lazyDet) grow(c *Constraint, t *table, n int) *table {
 	capStates := max(n, 2*len(t.info), lazyInitialStates)
 	capStates = min(capStates, l.s.maxStates+1)
@@ -113,12 +118,17 @@ func (l *lazyDet) grow(c *Constraint, t *table, n int) *table {
 		accept: make([]bool, capStates),
 	}
 	copy(nt.trans, t.trans)
-	for i := len(t.trans); i < len(nt.trans); i++ {
-		nt.trans[i] = unknownState
-	}
 	copy(nt.info, t.info)
 	copy(nt.accept, l.s.accept)
 	return nt
+}
+
+// unknownRows marks the rows of states [from, to) not computed yet.
+func unknownRows(t *table, k, from, to int) {
+	r := t.trans[from*k : to*k]
+	for i := range r {
+		r[i] = unknownState
+	}
 }
 
 // publish makes t the constraint's table and updates the counters.
@@ -151,12 +161,12 @@ func (l *lazyDet) expand(c *Constraint, q StateID) (*table, error) {
 	grown := n > len(t.info)
 	if grown {
 		t = l.grow(c, t, n)
-	} else {
-		// New states become reachable only through the row stored below
-		// (atomically, after these writes).
-		for i := before; i < n; i++ {
-			t.accept[i] = l.s.accept[i]
-		}
+	}
+	// New states become reachable only through the row stored below
+	// (atomically, after these writes).
+	unknownRows(t, c.k, before, n)
+	for i := before; i < n; i++ {
+		t.accept[i] = l.s.accept[i]
 	}
 	k := c.k
 	out := t.trans[int(q)*k : int(q)*k+k]
