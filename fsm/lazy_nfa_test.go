@@ -3,8 +3,10 @@ package fsm
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // permExpansion is the reference for Perm(sep, extra, members, req): the
@@ -149,7 +151,7 @@ func deferCases(tb testing.TB) []*Node {
 		Cat(Lit("["), Repeat(Cat(Lit(","), Defer(Alt(num, Cat(Lit("x"), Defer(str))))), 0, 12), Lit("]")),
 		And(Cat(Lit(`"`), Defer(mustParse(tb, `[a-z]*`)), Lit(`"`)), mustParse(tb, `"[^q]{2,5}"`)),
 		obj,
-		Cat(Lit("["), obj, Star(Cat(sep, obj)), Lit("]")),
+		Cat(Lit("["), obj, Star(Cat(sep, obj)), Lit("]")), // [8]: TestLazyConcurrent
 		Cat(Lit("{"), Perm(sep, NoMatch(), []*Node{kv("a", num), kv("c", emptyStr)}, []bool{true, true}), Lit("}")),
 	}
 }
@@ -221,4 +223,85 @@ func TestPermBudgets(t *testing.T) {
 	if _, err := Compile(Perm(Lit(","), NoMatch(), big, nil), Options{}); !errors.As(err, &fe) || fe.Code != ErrInvalidNode {
 		t.Errorf("Compile(65-member perm) = %v, want ErrInvalidNode", err)
 	}
+}
+
+// withDefers wraps composite sub-nodes of n in Defer, choosing by the bits
+// of h, so a fuzzer reaches deferral in every position.
+func withDefers(n *Node, h uint64, memo map[*Node]*Node) *Node {
+	if r, ok := memo[n]; ok {
+		return r
+	}
+	r := n
+	if len(n.Subs) > 0 {
+		subs := make([]*Node, len(n.Subs))
+		for i, s := range n.Subs {
+			subs[i] = withDefers(s, h>>1|h<<63, memo)
+			if h>>(uint(i)%64)&1 == 1 {
+				subs[i] = Defer(subs[i])
+			}
+		}
+		switch n.Op {
+		case OpConcat:
+			r = Cat(subs...)
+		case OpAlt:
+			r = Alt(subs...)
+		case OpRepeat:
+			r = Repeat(subs[0], n.Min, n.Max)
+		case OpPerm:
+			r = Perm(subs[0], subs[1], subs[2:], n.Req)
+		case OpAnd:
+			r = And(subs...)
+		case OpNot:
+			r = Not(subs[0])
+		}
+	}
+	memo[n] = r
+	return r
+}
+
+// FuzzLazyNFA: for any parsable regex (Perm included) with Defer wrapped
+// around sub-nodes, the lazy constraint gives the masks, flags and forced
+// tokens of the eager constraint of the plain regex, over a byte vocabulary.
+func FuzzLazyNFA(f *testing.F) {
+	fuzzSeeds(f)
+	f.Add(`\[(?:,(?:[0-9]+|x"[a-c]*"|\{(?perm(,)(k[a-z]:1)(a:(?:1|2))!(b:[xy]+))\})){0,12}\]`)
+	toks := make([][]byte, 0, 260)
+	for b := range 256 {
+		toks = append(toks, []byte{byte(b)})
+	}
+	toks = append(toks, []byte("ab"), []byte(`", "`), []byte("xyz"), []byte{SpecialPrefix, 'E'})
+	ti, err := NewTokenIndex(toks, []TokenID{TokenID(len(toks) - 1)}, len(toks))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := Parse(s)
+		if err != nil {
+			return
+		}
+		opts := Options{MaxNFAStates: 20000, MaxDFAStates: 2000, MaxWork: 200000, MaxRepeat: 200, Timeout: 5 * time.Second}
+		d, err := Compile(n, opts)
+		if err != nil || d.Start == DeadState {
+			return
+		}
+		eager, err := NewConstraint(d, ti, ConstraintOptions{})
+		if err != nil {
+			return
+		}
+		h := fnv.New64a()
+		h.Write([]byte(s))
+		dn := withDefers(n, h.Sum64()|1, map[*Node]*Node{})
+		lazy, err := CompileConstraint(dn, ti, opts, ConstraintOptions{})
+		if err != nil {
+			var fe *Error
+			if errors.As(err, &fe) && fe.Code.IsLimit() {
+				return
+			}
+			t.Fatalf("CompileConstraint(%s) = %v", dn, err)
+		}
+		rng := rand.New(rand.NewPCG(h.Sum64(), 3))
+		for walk := range 3 {
+			compareWalk(t, ti, eager.NewMatcher(), lazy.NewMatcher(), rng, fmt.Sprintf("%q walk %d", s, walk))
+		}
+	})
 }

@@ -120,9 +120,16 @@ func compareWalk(t *testing.T, ti *TokenIndex, a, b *Matcher, rng *rand.Rand, na
 // (run with -race): expansions and table growth happen while other
 // matchers read.
 func TestLazyConcurrent(t *testing.T) {
+	// An object in fixed order, and arrays of any-order objects with
+	// deferred values (lazy NFA fragments built by concurrent readers).
+	for _, n := range []*Node{objectNode(t, 12), deferCases(t)[8]} {
+		lazyConcurrent(t, n)
+	}
+}
+
+func lazyConcurrent(t *testing.T, n *Node) {
 	ti := tokCl100kIndex(t)
-	n := objectNode(t, 12)
-	eager, err := NewConstraint(mustCompile(t, n), ti, ConstraintOptions{})
+	eager, err := NewConstraint(mustCompile(t, stripDefer(n, map[*Node]*Node{})), ti, ConstraintOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
