@@ -26,6 +26,11 @@ func fuzzSeeds(f *testing.F) {
 	f.Add(`\{(?perm( ?, ?)([a-z]+:[0-9])(a:1)!(bb:[0-9]+)(c:(?:x|y)*))\}`)
 }
 
+// fuzzOptions are the small budgets the compile fuzzers run under.
+func fuzzOptions() Options {
+	return Options{MaxNFAStates: 20000, MaxDFAStates: 2000, MaxWork: 200000, MaxRepeat: 200, Timeout: 5 * time.Second}
+}
+
 // FuzzParse: no parser panics; every error is an *Error; every result
 // prints in the project dialect and round-trips; ParsePattern results
 // hold only literals of valid UTF-8, rune classes and structure.
@@ -69,7 +74,7 @@ func FuzzCompile(f *testing.F) {
 		if err != nil {
 			return
 		}
-		opts := Options{MaxNFAStates: 20000, MaxDFAStates: 2000, MaxWork: 200000, MaxRepeat: 200, Timeout: 5 * time.Second}
+		opts := fuzzOptions()
 		d, err := Compile(n, opts)
 		if err != nil {
 			var e *Error

@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"testing"
-	"time"
 )
 
 // permExpansion is the reference for Perm(sep, extra, members, req): the
@@ -95,34 +94,39 @@ func stripDefer(n *Node, memo map[*Node]*Node) *Node {
 	if r, ok := memo[n]; ok {
 		return r
 	}
-	var r *Node
-	switch n.Op {
-	case OpDefer:
+	r := n
+	if n.Op == OpDefer {
 		r = stripDefer(n.Subs[0], memo)
-	case OpConcat, OpAlt, OpAnd, OpNot, OpRepeat, OpPerm:
+	} else if len(n.Subs) > 0 {
 		subs := make([]*Node, len(n.Subs))
 		for i, s := range n.Subs {
 			subs[i] = stripDefer(s, memo)
 		}
-		switch n.Op {
-		case OpConcat:
-			r = Cat(subs...)
-		case OpAlt:
-			r = Alt(subs...)
-		case OpAnd:
-			r = And(subs...)
-		case OpNot:
-			r = Not(subs[0])
-		case OpRepeat:
-			r = Repeat(subs[0], n.Min, n.Max)
-		default:
-			r = Perm(subs[0], subs[1], subs[2:], n.Req)
-		}
-	default:
-		r = n
+		r = rebuild(n, subs)
 	}
 	memo[n] = r
 	return r
+}
+
+// rebuild returns a node like n (a composite) with operands subs.
+func rebuild(n *Node, subs []*Node) *Node {
+	switch n.Op {
+	case OpConcat:
+		return Cat(subs...)
+	case OpAlt:
+		return Alt(subs...)
+	case OpAnd:
+		return And(subs...)
+	case OpNot:
+		return Not(subs[0])
+	case OpRepeat:
+		return Repeat(subs[0], n.Min, n.Max)
+	case OpPerm:
+		return Perm(subs[0], subs[1], subs[2:], n.Req)
+	case OpDefer:
+		return Defer(subs[0])
+	}
+	return n
 }
 
 // deferCases put Defer where grammar/ does (values, items, nested free-form
@@ -240,20 +244,7 @@ func withDefers(n *Node, h uint64, memo map[*Node]*Node) *Node {
 				subs[i] = Defer(subs[i])
 			}
 		}
-		switch n.Op {
-		case OpConcat:
-			r = Cat(subs...)
-		case OpAlt:
-			r = Alt(subs...)
-		case OpRepeat:
-			r = Repeat(subs[0], n.Min, n.Max)
-		case OpPerm:
-			r = Perm(subs[0], subs[1], subs[2:], n.Req)
-		case OpAnd:
-			r = And(subs...)
-		case OpNot:
-			r = Not(subs[0])
-		}
+		r = rebuild(n, subs)
 	}
 	memo[n] = r
 	return r
@@ -279,7 +270,7 @@ func FuzzLazyNFA(f *testing.F) {
 		if err != nil {
 			return
 		}
-		opts := Options{MaxNFAStates: 20000, MaxDFAStates: 2000, MaxWork: 200000, MaxRepeat: 200, Timeout: 5 * time.Second}
+		opts := fuzzOptions()
 		d, err := Compile(n, opts)
 		if err != nil || d.Start == DeadState {
 			return
