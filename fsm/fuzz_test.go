@@ -31,6 +31,16 @@ func fuzzOptions() Options {
 	return Options{MaxNFAStates: 20000, MaxDFAStates: 2000, MaxWork: 200000, MaxRepeat: 200, Timeout: 5 * time.Second}
 }
 
+// fuzzCompile parses s in the project dialect and compiles it under
+// fuzzOptions; ok is false when s does not parse.
+func fuzzCompile(s string) (n *Node, d *DFA, ok bool, err error) {
+	if n, err = Parse(s); err != nil {
+		return nil, nil, false, nil
+	}
+	d, err = Compile(n, fuzzOptions())
+	return n, d, true, err
+}
+
 // FuzzParse: no parser panics; every error is an *Error; every result
 // prints in the project dialect and round-trips; ParsePattern results
 // hold only literals of valid UTF-8, rune classes and structure.
@@ -70,12 +80,11 @@ func FuzzParse(f *testing.F) {
 func FuzzCompile(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, s string) {
-		n, err := Parse(s)
-		if err != nil {
+		n, d, ok, err := fuzzCompile(s)
+		if !ok {
 			return
 		}
 		opts := fuzzOptions()
-		d, err := Compile(n, opts)
 		if err != nil {
 			var e *Error
 			code, ok := errCode(err)

@@ -266,15 +266,11 @@ func FuzzLazyNFA(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n, err := Parse(s)
-		if err != nil {
+		n, d, ok, err := fuzzCompile(s)
+		if !ok || err != nil || d.Start == DeadState {
 			return
 		}
 		opts := fuzzOptions()
-		d, err := Compile(n, opts)
-		if err != nil || d.Start == DeadState {
-			return
-		}
 		eager, err := NewConstraint(d, ti, ConstraintOptions{})
 		if err != nil {
 			return

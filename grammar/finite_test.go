@@ -123,7 +123,7 @@ func TestFiniteKeepsRefusals(t *testing.T) {
 		{"overlap-number", `{"oneOf":[{"type":"number"},{"enum":[1,2]}]}`, CodeOneOfOverlap},
 	}
 	for _, tt := range tests {
-		_, err := CompileSchema([]byte(tt.schema), Options{AnyValueDepth: eagerAnyDepth})
+		_, err := CompileSchema([]byte(tt.schema), Options{})
 		var ge *Error
 		if !errors.As(err, &ge) || ge.Code != tt.code {
 			t.Errorf("%s: CompileSchema(%s) error = %v, want code %v", tt.name, tt.schema, err, tt.code)
@@ -135,7 +135,7 @@ func TestFiniteKeepsRefusals(t *testing.T) {
 // loosened is decided exactly instead, without a warning.
 func TestFiniteLenient(t *testing.T) {
 	schema := `{"type":"array","enum":[[1,1],[1,2]],"uniqueItems":true}`
-	res, err := CompileSchema([]byte(schema), Options{AnyValueDepth: eagerAnyDepth, Strictness: Lenient})
+	res, err := CompileSchema([]byte(schema), Options{Strictness: Lenient})
 	if err != nil {
 		t.Fatalf("CompileSchema(%s, Lenient) error: %v", schema, err)
 	}
@@ -237,7 +237,7 @@ func BenchmarkCompileFinite(b *testing.B) {
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := CompileSchema([]byte(tc.schema), Options{AnyValueDepth: eagerAnyDepth}); err != nil {
+				if _, err := CompileSchema([]byte(tc.schema), Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}

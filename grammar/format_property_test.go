@@ -106,7 +106,7 @@ func TestFormatRandomWalksValidate(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := CompileSchema(schema, Options{AnyValueDepth: eagerAnyDepth, Escapes: Escapes(v % 2)})
+				res, err := CompileSchema(schema, Options{Escapes: Escapes(v % 2)})
 				if err != nil {
 					t.Fatalf("CompileSchema(%s) error: %v", schema, err)
 				}
@@ -159,7 +159,7 @@ func TestIntFormatWalks(t *testing.T) {
 		bits        uint
 	}{{"int32", "integer", 31}, {"int64", "integer", 63}, {"int32", "number", 31}, {"int64", "number", 63}} {
 		schema := `{"type":"` + tt.typ + `","format":"` + tt.format + `"}`
-		res, err := CompileSchema([]byte(schema), Options{AnyValueDepth: eagerAnyDepth})
+		res, err := CompileSchema([]byte(schema), Options{})
 		if err != nil {
 			t.Fatalf("CompileSchema(%s) error: %v", schema, err)
 		}

@@ -119,7 +119,7 @@ func TestFormatTypes(t *testing.T) {
 		{`{"type":"string","format":"regex"}`, []string{`"\\d+"`, `"a\/b"`, `"\u005cd"`}, []string{`"\d"`}},
 	}
 	for _, tt := range tests {
-		res, err := CompileSchema([]byte(tt.schema), Options{AnyValueDepth: eagerAnyDepth, Escapes: EscapesAll})
+		res, err := CompileSchema([]byte(tt.schema), Options{Escapes: EscapesAll})
 		if err != nil {
 			t.Errorf("CompileSchema(%s) error: %v", tt.schema, err)
 			continue
@@ -147,12 +147,12 @@ func TestFormatTypes(t *testing.T) {
 func TestUnknownFormats(t *testing.T) {
 	for _, name := range []string{"url", "path", "semver-ish", "Int32", "uri_reference"} {
 		schema := []byte(`{"type":"string","format":"` + name + `"}`)
-		_, err := CompileSchema(schema, Options{AnyValueDepth: eagerAnyDepth})
+		_, err := CompileSchema(schema, Options{})
 		var ge *Error
 		if !errors.As(err, &ge) || ge.Code != CodeUnknownFormat || ge.Pointer != "/format" {
 			t.Errorf("CompileSchema(%s) error = %v, want unknown-format at #/format", schema, err)
 		}
-		res, err := CompileSchema(schema, Options{AnyValueDepth: eagerAnyDepth, Strictness: Lenient})
+		res, err := CompileSchema(schema, Options{Strictness: Lenient})
 		if err != nil || len(res.Warnings) != 1 {
 			t.Errorf("CompileSchema(%s, lenient) = %v, %v; want one warning", schema, res, err)
 		}
@@ -167,7 +167,7 @@ func TestUnknownFormats(t *testing.T) {
 		if !found {
 			t.Errorf("KnownFormats() = %v, want it to hold %q", known, name)
 		}
-		if _, err := CompileSchema([]byte(`{"type":"string","format":"`+name+`"}`), Options{AnyValueDepth: eagerAnyDepth}); err != nil {
+		if _, err := CompileSchema([]byte(`{"type":"string","format":"`+name+`"}`), Options{}); err != nil {
 			t.Errorf("CompileSchema(format %s) error: %v", name, err)
 		}
 	}

@@ -108,7 +108,7 @@ func TestOneOfOverlapRefused(t *testing.T) {
 		`{"oneOf":[{"required":["a"]},{"enum":[[1]]},{"type":"array"}]}`,                 // [1] cannot be excluded from arrays
 	}
 	for _, s := range tests {
-		_, err := CompileSchema([]byte(s), Options{AnyValueDepth: eagerAnyDepth})
+		_, err := CompileSchema([]byte(s), Options{})
 		var ge *Error
 		if !errors.As(err, &ge) || ge.Code != CodeOneOfOverlap {
 			t.Errorf("CompileSchema(%s) error = %v, want code %v", s, err, CodeOneOfOverlap)
@@ -319,7 +319,7 @@ func TestNotNumberValues(t *testing.T) {
 		`{"type":"number","multipleOf":0.1,"not":{"const":2}}`,
 		`{"type":"number","not":{"type":"integer"},"allOf":[{"not":{"const":2.5}}]}`,
 	} {
-		_, err := CompileSchema([]byte(s), Options{AnyValueDepth: eagerAnyDepth})
+		_, err := CompileSchema([]byte(s), Options{})
 		var ge *Error
 		if !errors.As(err, &ge) || ge.Code != CodeUnsupported {
 			t.Errorf("CompileSchema(%s) error = %v, want code %v", s, err, CodeUnsupported)

@@ -137,7 +137,7 @@ var badSchemas = []struct {
 
 func TestCompileSchemaErrors(t *testing.T) {
 	for _, tt := range badSchemas {
-		_, err := CompileSchema([]byte(tt.schema), Options{AnyValueDepth: eagerAnyDepth})
+		_, err := CompileSchema([]byte(tt.schema), Options{})
 		var ge *Error
 		if !errors.As(err, &ge) {
 			t.Errorf("CompileSchema(%.60s) error = %v, want *Error with code %v", tt.schema, err, tt.code)
@@ -150,7 +150,7 @@ func TestCompileSchemaErrors(t *testing.T) {
 }
 
 func TestLenientWarns(t *testing.T) {
-	res, err := CompileSchema([]byte(`{"type":"array","items":{"type":"string","format":"fancy"},"uniqueItems":true}`), Options{AnyValueDepth: eagerAnyDepth, Strictness: Lenient})
+	res, err := CompileSchema([]byte(`{"type":"array","items":{"type":"string","format":"fancy"},"uniqueItems":true}`), Options{Strictness: Lenient})
 	if err != nil {
 		t.Fatalf("CompileSchema lenient error: %v", err)
 	}
@@ -160,7 +160,7 @@ func TestLenientWarns(t *testing.T) {
 }
 
 func TestSchemaTooLarge(t *testing.T) {
-	_, err := CompileSchema([]byte(`{"type":"string"}`), Options{AnyValueDepth: eagerAnyDepth, MaxSchemaBytes: 5})
+	_, err := CompileSchema([]byte(`{"type":"string"}`), Options{MaxSchemaBytes: 5})
 	var ge *Error
 	if !errors.As(err, &ge) || ge.Code != CodeTooLarge {
 		t.Errorf("CompileSchema over MaxSchemaBytes = %v, want CodeTooLarge", err)
@@ -168,7 +168,7 @@ func TestSchemaTooLarge(t *testing.T) {
 }
 
 func TestCompactWhitespace(t *testing.T) {
-	res, err := CompileSchema([]byte(`{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"required":["a"],"additionalProperties":false}`), Options{AnyValueDepth: eagerAnyDepth, Whitespace: Compact})
+	res, err := CompileSchema([]byte(`{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"required":["a"],"additionalProperties":false}`), Options{Whitespace: Compact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestEncodeJSONStringHomomorphism(t *testing.T) {
 // TestEscapesAll checks that EscapesAll admits every legal encoding and
 // counts an escape or a surrogate pair as one character.
 func TestEscapesAll(t *testing.T) {
-	res, err := CompileSchema([]byte(`{"type":"string","minLength":2,"maxLength":3}`), Options{AnyValueDepth: eagerAnyDepth, Escapes: EscapesAll})
+	res, err := CompileSchema([]byte(`{"type":"string","minLength":2,"maxLength":3}`), Options{Escapes: EscapesAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func TestCompileRegex(t *testing.T) {
 }
 
 func TestMaxStringLength(t *testing.T) {
-	res, err := CompileSchema([]byte(`{"type":"string","maxLength":40000}`), Options{AnyValueDepth: eagerAnyDepth, MaxStringLength: 8})
+	res, err := CompileSchema([]byte(`{"type":"string","maxLength":40000}`), Options{MaxStringLength: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +358,6 @@ func TestMaxArrayItems(t *testing.T) {
 		{`{"type":"array","items":{"type":"integer"},"minItems":7,"maxItems":9}`, Options{MaxArrayItems: 5}, 9, 10},
 	}
 	for _, tt := range tests {
-		tt.opts.AnyValueDepth = eagerAnyDepth
 		res, err := CompileSchema([]byte(tt.schema), tt.opts)
 		if err != nil {
 			t.Fatalf("CompileSchema(%s) = %v", tt.schema, err)
