@@ -47,21 +47,8 @@ func (b *builder) expand(q int32) error {
 	var err error
 	if it.n.Op == OpDefer {
 		// A deferred value is expanded once per continuation (per subset
-		// state of an enclosing Perm, per array position): stamp it after
-		// the first build.
-		if f, ok := b.defers[it.n]; ok {
-			s, err = b.stamp(f, it.k)
-		} else {
-			var f *fragment
-			f, err = b.instance(it.k, func(exit int32) (int32, error) { return b.build(it.n.Subs[0], exit) })
-			if err == nil {
-				if b.defers == nil {
-					b.defers = make(map[*Node]*fragment)
-				}
-				b.defers[it.n] = f
-				s = f.start
-			}
-		}
+		// state of an enclosing Perm, per array position).
+		s, err = b.stamped(it.n.Subs[0], it.k)
 	} else {
 		s, err = b.perm(it.n, it.seen, it.written, it.k)
 	}
@@ -143,7 +130,9 @@ func (b *builder) perm(n *Node, seen uint64, written bool, k int32) (int32, erro
 		if err != nil {
 			return 0, err
 		}
-		t, err := b.permItem(n, i, cont)
+		// Every subset state builds the members it has left: after
+		// the first build of a member, each is a stamped copy.
+		t, err := b.stamped(n.Subs[2+i], cont)
 		if err != nil {
 			return 0, err
 		}
@@ -178,32 +167,6 @@ func (b *builder) perm(n *Node, seen uint64, written bool, k int32) (int32, erro
 	}
 	b.setTargets(s, targets)
 	return s, nil
-}
-
-// permItem identifies one member of a Perm node.
-type permItem struct {
-	n *Node
-	i int
-}
-
-// permItem builds member i of Perm node n continuing at k. Every subset
-// state builds the members it has left, so after the first build of a
-// member each further one is a stamped copy (a few dozen states, with a
-// placeholder of its own for the deferred value).
-func (b *builder) permItem(n *Node, i int, k int32) (int32, error) {
-	key := permItem{n, i}
-	if f, ok := b.items[key]; ok {
-		return b.stamp(f, k)
-	}
-	f, err := b.instance(k, func(exit int32) (int32, error) { return b.build(n.Subs[2+i], exit) })
-	if err != nil {
-		return 0, err
-	}
-	if b.items == nil {
-		b.items = make(map[permItem]*fragment)
-	}
-	b.items[key] = f
-	return f.start, nil
 }
 
 // nonEmpty reports whether n matches some string, memoized. Without

@@ -131,13 +131,11 @@ type builder struct {
 	m     *nfa
 	memo  map[memoKey]int32
 	tmpls map[*Node]*runeTemplate
-	frags map[*Node]*fragment // repeated nodes' first builds (copyOf)
-	// spliced DFAs' first builds, stamped for later continuations
+	// first builds of nodes built with many continuations (repeated
+	// nodes, Perm members, Defer operands; see stamped) and of spliced
+	// DFAs, stamped for the later continuations
+	frags   map[*Node]*fragment
 	splices map[*DFA]*fragment
-	// Perm members' and Defer operands' first builds, stamped for every
-	// later continuation (subset states, deferred values)
-	items  map[permItem]*fragment
-	defers map[*Node]*fragment
 
 	// Lazy fragments (OpDefer, OpPerm): the placeholders' items, the
 	// placeholder of each item, the built Perm subset states, and the
@@ -450,8 +448,21 @@ func (b *builder) instance(k int32, gen func(exit int32) (int32, error)) (*fragm
 // (memo lookups, splits, templates) and yields the same graph. Copies of a
 // repeat always continue at different states, so no memo sharing is lost.
 func (b *builder) copyOf(x *Node, k int32, n int) (int32, error) {
-	if n < repeatTemplateMin || k == nfaFail {
+	if n < repeatTemplateMin {
 		return b.build(x, k)
+	}
+	return b.stamped(x, k)
+}
+
+// stamped builds x continuing at k: the first time with a placeholder
+// continuation, recorded as a fragment, and later as a stamped copy of it.
+// It is for nodes built with many continuations (copyOf's repeats, Perm
+// members in every subset state, Defer operands in every place that
+// reaches them), where copying states is several times cheaper than
+// building them again.
+func (b *builder) stamped(x *Node, k int32) (int32, error) {
+	if k == nfaFail {
+		return nfaFail, nil
 	}
 	if f, ok := b.frags[x]; ok {
 		return b.stamp(f, k)
