@@ -67,30 +67,11 @@ func (b *builder) permStart(n *Node, k int32) (int32, error) {
 	if len(n.Subs) < 2 || len(n.Subs)-2 != len(n.Req) || len(n.Req) > MaxPermMembers {
 		return 0, &Error{Code: ErrInvalidNode, Expr: "perm needs a separator, an extra and at most 64 members", Pos: -1}
 	}
-	nreq := 0
-	for i, r := range n.Req {
-		if !r {
-			continue
-		}
-		nreq++
-		// A required member that is ∅ makes the Perm ∅; otherwise every
-		// subset state can complete.
-		ok, err := b.nonEmpty(n.Subs[2+i])
-		if err != nil {
-			return 0, err
-		}
-		if !ok {
-			return nfaFail, nil
-		}
-	}
-	if nreq > 1 {
-		ok, err := b.nonEmpty(n.Subs[0])
-		if err != nil {
-			return 0, err
-		}
-		if !ok {
-			return nfaFail, nil // two required items cannot be separated
-		}
+	// A required member that is ∅ (or two required ones and a separator
+	// that is ∅) makes the Perm ∅; otherwise every subset state can
+	// complete.
+	if ok, err := b.nonEmpty(n); err != nil || !ok {
+		return nfaFail, err
 	}
 	return b.perm(n, 0, false, k)
 }
@@ -130,8 +111,8 @@ func (b *builder) perm(n *Node, seen uint64, written bool, k int32) (int32, erro
 		if err != nil {
 			return 0, err
 		}
-		// Every subset state builds the members it has left: after
-		// the first build of a member, each is a stamped copy.
+		// Every subset state builds the items it has left: after the
+		// first build of an item, each is a stamped copy.
 		t, err := b.stamped(n.Subs[2+i], cont)
 		if err != nil {
 			return 0, err
@@ -145,7 +126,7 @@ func (b *builder) perm(n *Node, seen uint64, written bool, k int32) (int32, erro
 				return 0, err
 			}
 		}
-		t, err := b.build(extra, cont)
+		t, err := b.stamped(extra, cont)
 		if err != nil {
 			return 0, err
 		}
