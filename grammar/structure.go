@@ -98,7 +98,7 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 			}
 			continue
 		}
-		members = append(members, member{key: key, kv: fsm.Cat(key, c.colon, fsm.Defer(v)), required: req})
+		members = append(members, member{key: key, kv: c.pair(key, v), required: req})
 	}
 	// Extra properties: keys matching a patternProperties pattern take
 	// that pattern's schema (a key matching several patterns is left out);
@@ -147,7 +147,7 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 		if nameCP != nil {
 			key = fsm.And(key, nameCP)
 		}
-		extras = append(extras, fsm.Cat(key, c.colon, fsm.Defer(v)))
+		extras = append(extras, c.pair(key, v))
 	}
 	if !r.closed {
 		var ev *fsm.Node
@@ -171,7 +171,7 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 			if nameCP != nil {
 				key = fsm.And(key, nameCP)
 			}
-			extras = append(extras, fsm.Cat(key, c.colon, fsm.Defer(ev)))
+			extras = append(extras, c.pair(key, ev))
 		}
 	}
 	var extra *fsm.Node
@@ -243,6 +243,10 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 	}
 	return fsm.Cat(fsm.Lit("{"), c.ws, body, c.ws, fsm.Lit("}")), nil
 }
+
+// pair is one object member: key, colon, and the value deferred (built
+// when a generation first writes this key).
+func (c *compiler) pair(key, v *fsm.Node) *fsm.Node { return fsm.Cat(key, c.colon, fsm.Defer(v)) }
 
 // extras builds the tail of extra members after n members were written.
 func (c *compiler) extras(extra *fsm.Node, n, minP, maxP, capN int) *fsm.Node {
