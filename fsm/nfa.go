@@ -461,17 +461,26 @@ func (b *builder) copyOf(x *Node, k int32, n int) (int32, error) {
 // reaches them), where copying states is several times cheaper than
 // building them again.
 func (b *builder) stamped(x *Node, k int32) (int32, error) {
+	return stampedBy(b, &b.frags, x, k, func(exit int32) (int32, error) { return b.build(x, exit) })
+}
+
+// stampedBy continues at k the fragment recorded under key in *frags,
+// building it with gen (towards a placeholder exit) the first time.
+func stampedBy[K comparable](b *builder, frags *map[K]*fragment, key K, k int32, gen func(exit int32) (int32, error)) (int32, error) {
 	if k == nfaFail {
 		return nfaFail, nil
 	}
-	if f, ok := b.frags[x]; ok {
+	if f, ok := (*frags)[key]; ok {
 		return b.stamp(f, k)
 	}
-	f, err := b.instance(k, func(exit int32) (int32, error) { return b.build(x, exit) })
+	f, err := b.instance(k, gen)
 	if err != nil {
 		return 0, err
 	}
-	b.frags[x] = f
+	if *frags == nil {
+		*frags = make(map[K]*fragment)
+	}
+	(*frags)[key] = f
 	return f.start, nil
 }
 
@@ -604,21 +613,10 @@ func newRuneTemplate(rs []RuneRange) *runeTemplate {
 // of an any-order object, say) stamp that fragment, which costs a copy
 // instead of 256 transition lookups per DFA state.
 func (b *builder) splice(d *DFA, k int32) (int32, error) {
-	if d.Start == DeadState || k == nfaFail {
+	if d.Start == DeadState {
 		return nfaFail, nil
 	}
-	if f, ok := b.splices[d]; ok {
-		return b.stamp(f, k)
-	}
-	f, err := b.instance(k, func(exit int32) (int32, error) { return b.splice1(d, exit) })
-	if err != nil {
-		return 0, err
-	}
-	if b.splices == nil {
-		b.splices = make(map[*DFA]*fragment)
-	}
-	b.splices[d] = f
-	return f.start, nil
+	return stampedBy(b, &b.splices, d, k, func(exit int32) (int32, error) { return b.splice1(d, exit) })
 }
 
 func (b *builder) splice1(d *DFA, k int32) (int32, error) {
