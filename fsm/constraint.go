@@ -121,9 +121,10 @@ const (
 
 // Per-state flags in Constraint.info.
 const (
-	stateKnown  = 1 << 16 // the row is computed (always, in an eager constraint)
-	stateLive   = 1 << 15 // some byte leads to a live state
-	stateForced = 1 << 14 // not accepting, and exactly one byte leads to a live state (low 8 bits)
+	stateSafeUniversal = 1 << 17 // no string of safe characters kills the state (lazy constraints, safe.go)
+	stateKnown         = 1 << 16 // the row is computed (always, in an eager constraint)
+	stateLive          = 1 << 15 // some byte leads to a live state
+	stateForced        = 1 << 14 // not accepting, and exactly one byte leads to a live state (low 8 bits)
 )
 
 // maskScratch is the per-goroutine scratch of a mask computation, pooled
@@ -132,11 +133,14 @@ type maskScratch struct {
 	stack  trieStack
 	bits   []uint64 // words+1 for the sentinel bit
 	clean  bool     // bits is all zero (so computeBits need not clear it)
-	stamp  []uint32 // sliceBounds' per-layer dedupe, by state*utf8SafeStates+u
+	stamp  []uint32 // sliceBounds' marks, by state*utf8SafeStates+u
 	gen    uint32
+	val    []int32   // longestAlive's memo, indexed like stamp
 	cur    []StateID // sliceBounds' layers
 	next   []StateID
 	stack2 []uNode
+	edges  []uEdgeTo // sliceBounds' edges of one node
+	arena  []uEdgeTo // longestAlive's edges of the nodes on its path
 }
 
 // NewConstraint pairs d with the vocabulary ti. It checks d's invariants

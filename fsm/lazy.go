@@ -173,7 +173,11 @@ func (l *lazyDet) expand(c *Constraint, q StateID) (*table, error) {
 	for cl, id := range row {
 		atomic.StoreUint32(&out[cl], uint32(id)*uint32(k))
 	}
-	atomic.StoreUint32(&t.info[q], c.rowInfo(out, t.accept[q]))
+	info := c.rowInfo(out, t.accept[q])
+	if l.s.safeUniversal(l.s.t.get(int32(q))) {
+		info |= stateSafeUniversal
+	}
+	atomic.StoreUint32(&t.info[q], info)
 	if grown || n != before {
 		l.publish(c, t)
 	}

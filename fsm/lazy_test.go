@@ -31,6 +31,10 @@ func lazyCases(tb testing.TB) []struct {
 		{"spliced-not", Cat(Lit("<"), Not(mustParse(tb, `[a-c]*`)), Lit(">"))},
 		{"top-and", And(mustParse(tb, `"[a-z0-9_]*"`), mustParse(tb, `"[^"]{3,12}"`))},
 		{"email-ish", Cat(Lit(`"`), mustParse(tb, emailLikeRe), Lit(`"`))},
+		// Safe-universal states (safe.go): a loop of any character, an
+		// extra key with the declared keys excluded, in an any-order object.
+		{"pattern-body", mustParse(tb, `"[^"\\\x{0}-\x{1F}]*abc[^"\\\x{0}-\x{1F}]*"`)},
+		{"perm-extras", mustParse(tb, `\{(?perm(,)("(?:[^"\\\x{0}-\x{1F}]*&~(?:a|b))":0)("a":"[^"\\\x{0}-\x{1F}]*")!("b":[0-9]))\}`)},
 	}
 }
 

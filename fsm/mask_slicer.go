@@ -1,7 +1,6 @@
 package fsm
 
 import (
-	"slices"
 	"sync/atomic"
 )
 
@@ -33,19 +32,25 @@ import (
 // state outside strings has safe = 0 (nothing applies, and the code falls
 // back to one walk of the full trie, which prunes early there anyway).
 //
-// Both come from the exact-length reachable sets R_n: the states reachable
-// from q by exactly n string-safe characters, each character read through
-// U, the small UTF-8 automaton of the string-safe class (a byte read from a
-// node (s, u) that U allows but the DFA sends to dead is a "kill"). safe(q)
-// is n when the first kill happens while reading character n+1; dead(q) is
-// n when R_n is empty. The layers stop as soon as the first character can
-// kill q (safe = 0: no slice applies and dead is not needed; this is every
-// state outside a string body, so it must be cheap), at a fixed point
-// (R_{n+1} = R_n, so
-// nothing new can happen: the unbounded body stops after one character),
-// past the longest slice token (nothing more to gain), or when the work
-// budget runs out; each exit returns sound values (safe never too high,
-// dead never too low).
+// Both are read off the product of the DFA and U, the small UTF-8
+// automaton of the string-safe class, whose nodes are (DFA state, U state);
+// a byte that U allows but the DFA sends to dead from a node is a "kill".
+// safe(q) is n when the nearest kill from (q, 0) is met while reading
+// character n+1: a breadth-first search by characters read that visits
+// each node once. It stops at the first kill (at once for every state
+// outside a string body, which must be cheap: safe = 0, no slice applies,
+// dead is not needed), when every node is visited with no kill (nothing
+// ever dies: safe = dead = ∞; the unbounded body stops after one
+// character), past the longest slice token (nothing more to gain), or when
+// its fuel runs out; each exit returns sound values (safe never too high,
+// dead never too low). Only after a kill does dead matter: it is one more
+// than the longest string that stays alive, a depth-first search with the
+// longest remaining length memoized per node (a cycle, or a string longer
+// than any token, makes it ∞).
+//
+// In a lazy constraint most dense states answer without any search: their
+// NFA set proves that nothing ever dies (safe.go), which the state's flags
+// record when its row is computed.
 
 // utf8SafeStates is the number of states of U.
 const utf8SafeStates = 9
@@ -53,10 +58,9 @@ const utf8SafeStates = 9
 // slicerFuel bounds the edges one sliceBounds search examines (each is a
 // table lookup and a stamp check, a few ns); past it the search returns
 // sound values. 60k edges is ~200 µs at most, well under the walk it may
-// save: against 20k, the MaskBench every-5th sample's TBM p99 went from
-// 490–500 to 435–453 µs (any-order objects and the long key names of
-// large schemas need several layers before the fixed point); 250k gave
-// no further gain.
+// save (measured with the earlier layer-by-layer search, which revisited
+// nodes: against 20k, the MaskBench every-5th sample's TBM p99 went from
+// 490–500 to 435–453 µs; 250k gave no further gain).
 const slicerFuel = 60000
 
 // utf8Safe is U: utf8Safe[u][b] is the next U state, or -1 when byte b may
@@ -144,101 +148,249 @@ const noBound = int(^uint(0) >> 1)
 // sliceBounds returns sound approximations of safe(q) and dead(q) (see the
 // file comment): every string of at most safe string-safe characters keeps q
 // alive, and every string of dead or more kills it (noBound: unknown or ∞).
+//
+// safe is a breadth-first search of the product of the DFA and U from
+// (q, 0), by characters read, that visits each node once and stops at the
+// first kill: its distance is safe. With no kill within limit characters
+// (no token is longer), every slice applies and dead is not needed; with no
+// kill at all, nothing ever dies and both are ∞. Only when a kill is found
+// does dead matter: it is one more than the longest string that stays
+// alive, found by longestAlive.
 func (c *Constraint) sliceBounds(q StateID, sc *maskScratch) (safe, dead int, err error) {
+	if atomic.LoadUint32(&c.tab.Load().info[q])&stateSafeUniversal != 0 {
+		return noBound, noBound, nil // safe.go: the state's NFA set proves it
+	}
 	c.uOnce.Do(c.initUEdges)
 	limit := c.ti.maxChars
-	tab, k := c.tab.Load(), c.k
-	cur := append(sc.cur[:0], q) // R_n, sorted, no duplicates
-	next := sc.next[:0]
-	stack := sc.stack2[:0]
-	defer func() { sc.cur, sc.next, sc.stack2 = cur, next, stack }()
-	safe = -1 // set at the first kill
-	fuel := slicerFuel
-	// Dedupe per layer with generation stamps over (state, U state).
-	if need := c.numStates() * utf8SafeStates; len(sc.stamp) < need {
-		sc.stamp = make([]uint32, 2*need) // doubling: a lazy constraint keeps growing
-		sc.gen = 0
-	}
+	b := boundsSearch{c: c, sc: sc, tab: c.tab.Load(), fuel: slicerFuel, out: sc.edges[:0]}
+	b.reset()
+	// cur: the nodes (s, 0) first reached after n characters.
+	cur, next, stack := append(sc.cur[:0], q), sc.next[:0], sc.stack2[:0]
+	defer func() { sc.cur, sc.next, sc.stack2, sc.edges = cur, next, stack, b.out }()
+	b.mark(uNode{s: q})
 	for n := 0; ; n++ {
-		// Read one more character from every state of R_n.
-		if sc.gen++; sc.gen == 0 {
-			clear(sc.stamp)
-			sc.gen = 1
-		}
-		gen := sc.gen
 		next = next[:0]
 		killed := false
+	layer:
 		for _, s0 := range cur {
 			stack = append(stack[:0], uNode{s: s0})
 			for len(stack) > 0 {
 				nd := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
-				row := int(nd.s) * k
-				edges := c.uEdges[nd.u]
-				if fuel -= len(edges); fuel < 0 {
-					// R_n is known and no kill happened within n characters.
-					if safe < 0 {
-						safe = n
+				edges, ok := b.edges(nd)
+				if !ok {
+					if b.err != nil {
+						return 0, 0, b.err
 					}
-					return safe, noBound, nil
+					// Out of fuel: no kill within n characters.
+					return n, noBound, nil
 				}
 				for _, e := range edges {
-					v := atomic.LoadUint32(&tab.trans[row+int(e.class)])
-					if v == unknownState {
-						if tab, err = c.lazy.expand(c, nd.s); err != nil {
-							return 0, 0, err
-						}
-						v = atomic.LoadUint32(&tab.trans[row+int(e.class)])
-					}
-					t := StateID(v / uint32(k))
-					if t == DeadState {
-						if n == 0 {
-							// safe = 0: no slice applies, and the caller
-							// walks the full trie without needing dead.
-							return 0, noBound, nil
-						}
+					if e.s == DeadState {
 						killed = true
+						break layer
+					}
+					to := uNode{s: e.s, u: e.u}
+					if b.seen(to) {
 						continue
 					}
-					key := int(t)*utf8SafeStates + int(e.next)
-					if key >= len(sc.stamp) {
-						// A lazy constraint created states on the way.
-						sc.stamp = append(sc.stamp, make([]uint32, max(key+utf8SafeStates, 2*len(sc.stamp))-len(sc.stamp))...)
-					}
-					if sc.stamp[key] == gen {
-						continue
-					}
-					sc.stamp[key] = gen
-					if e.next == 0 {
-						next = append(next, t)
+					b.mark(to)
+					if to.u == 0 {
+						next = append(next, to.s)
 					} else {
-						stack = append(stack, uNode{s: t, u: e.next})
+						stack = append(stack, to)
 					}
 				}
 			}
 		}
-		if killed && safe < 0 {
-			safe = n // some string of n+1 characters kills q, none shorter
-		}
-		if len(next) == 0 {
-			return max(safe, 0), n + 1, nil // every string of n+1 characters kills q
-		}
-		slices.Sort(next)
 		switch {
-		case slices.Equal(next, cur):
-			// A fixed point: every later layer is the same set, so the
-			// kill status of every later character is this one's.
-			if safe < 0 {
-				safe = noBound
-			}
-			return safe, noBound, nil
+		case killed && n == 0:
+			// safe = 0: no slice applies, and the caller walks the full
+			// trie without needing dead (every state outside a string
+			// body ends here, after one character).
+			return 0, noBound, nil
+		case killed:
+			// Some string of n+1 characters kills q, none shorter.
+			dead := b.longestAlive(q, limit)
+			return n, dead, b.err
+		case len(next) == 0:
+			// Every node is visited and none kills: no string ever dies.
+			return noBound, noBound, nil
 		case n+1 > limit:
 			// No token is longer than limit characters: nothing to gain.
-			if safe < 0 {
-				safe = n + 1
-			}
-			return safe, noBound, nil
+			return n + 1, noBound, nil
 		}
 		cur, next = next, cur
 	}
+}
+
+// boundsSearch is the state of one sliceBounds search: the constraint's
+// table (refreshed as a lazy constraint expands states), the fuel left, and
+// generation-stamped marks over (state, U state) nodes in sc.
+type boundsSearch struct {
+	c    *Constraint
+	sc   *maskScratch
+	tab  *table
+	fuel int
+	err  error
+	out  []uEdgeTo // edges' scratch
+}
+
+// uEdgeTo is one step of the product: the DFA state reached (DeadState: a
+// kill) and the U state.
+type uEdgeTo struct {
+	s StateID
+	u uint8
+}
+
+// reset starts a new generation of marks, sized for the states so far.
+func (b *boundsSearch) reset() {
+	sc := b.sc
+	if need := b.c.numStates() * utf8SafeStates; len(sc.stamp) < need {
+		sc.stamp = make([]uint32, 2*need) // doubling: a lazy constraint keeps growing
+		sc.gen = 0
+	}
+	b.next()
+}
+
+// next starts a new generation of marks.
+func (b *boundsSearch) next() {
+	sc := b.sc
+	if sc.gen++; sc.gen == 0 {
+		clear(sc.stamp)
+		sc.gen = 1
+	}
+}
+
+// key returns nd's index in the marks, growing them when a lazy constraint
+// created states on the way.
+func (b *boundsSearch) key(nd uNode) int {
+	sc := b.sc
+	key := int(nd.s)*utf8SafeStates + int(nd.u)
+	if key >= len(sc.stamp) {
+		sc.stamp = append(sc.stamp, make([]uint32, max(key+utf8SafeStates, 2*len(sc.stamp))-len(sc.stamp))...)
+		if len(sc.val) > 0 {
+			sc.val = append(sc.val, make([]int32, len(sc.stamp)-len(sc.val))...)
+		}
+	}
+	return key
+}
+
+func (b *boundsSearch) seen(nd uNode) bool { return b.sc.stamp[b.key(nd)] == b.sc.gen }
+
+func (b *boundsSearch) mark(nd uNode) { b.sc.stamp[b.key(nd)] = b.sc.gen }
+
+// edges returns the steps from nd over U's bytes (expanding nd's state in a
+// lazy constraint), or false when the fuel ran out or an expansion failed
+// (b.err). The result is valid until the next call.
+func (b *boundsSearch) edges(nd uNode) ([]uEdgeTo, bool) {
+	c := b.c
+	edges := c.uEdges[nd.u]
+	if b.fuel -= len(edges); b.fuel < 0 {
+		return nil, false
+	}
+	row := int(nd.s) * c.k
+	out := b.out[:0]
+	for _, e := range edges {
+		v := atomic.LoadUint32(&b.tab.trans[row+int(e.class)])
+		if v == unknownState {
+			if b.tab, b.err = c.lazy.expand(c, nd.s); b.err != nil {
+				return nil, false
+			}
+			v = atomic.LoadUint32(&b.tab.trans[row+int(e.class)])
+		}
+		out = append(out, uEdgeTo{s: StateID(v / uint32(c.k)), u: e.next})
+	}
+	b.out = out
+	return out, true
+}
+
+// longestAlive returns one more than the most characters a string can have
+// while keeping q alive (dead(q)), or noBound when that exceeds limit (no
+// token is longer) or is unknown (a cycle, or the fuel ran out). It is a
+// depth-first search over the live product nodes with the longest remaining
+// length memoized per node; a node met again while on the search path is
+// a cycle, so strings of every length stay alive.
+func (b *boundsSearch) longestAlive(q StateID, limit int) int {
+	b.next()
+	sc := b.sc
+	if len(sc.val) < len(sc.stamp) {
+		sc.val = make([]int32, len(sc.stamp))
+	}
+	const onPath = -1
+	// A frame is a node on the search path: the characters read to reach
+	// it, its edges not yet followed (arena[next:end]) and the most
+	// characters readable from it found so far.
+	type frame struct {
+		nd        uNode
+		depth     int
+		next, end int
+		best      int32
+	}
+	var stack []frame
+	arena := sc.arena[:0]
+	defer func() { sc.arena = arena }()
+	push := func(nd uNode, depth int) bool {
+		edges, ok := b.edges(nd)
+		if !ok {
+			return false
+		}
+		b.mark(nd)
+		sc.val[b.key(nd)] = onPath
+		lo := len(arena)
+		arena = append(arena, edges...)
+		stack = append(stack, frame{nd: nd, depth: depth, next: lo, end: len(arena)})
+		return true
+	}
+	if !push(uNode{s: q}, 0) {
+		return noBound
+	}
+	for {
+		f := &stack[len(stack)-1]
+		if f.next == f.end {
+			// Every edge of f.nd is followed: f.best is final.
+			best := f.best
+			sc.val[b.key(f.nd)] = best
+			arena = arena[:f.end-len(b.c.uEdges[f.nd.u])]
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return int(best) + 1
+			}
+			p := &stack[len(stack)-1]
+			p.best = max(p.best, best+int32(boolInt(f.nd.u == 0)))
+			continue
+		}
+		e := arena[f.next]
+		f.next++
+		if e.s == DeadState {
+			continue
+		}
+		to := uNode{s: e.s, u: e.u}
+		w := boolInt(e.u == 0) // the step completes a character
+		depth := f.depth + w
+		if depth > limit {
+			return noBound // an alive string longer than any token
+		}
+		if b.seen(to) {
+			v := sc.val[b.key(to)]
+			if v == onPath {
+				return noBound // a cycle: strings of every length stay alive
+			}
+			if depth+int(v) > limit {
+				return noBound
+			}
+			f.best = max(f.best, v+int32(w))
+			continue
+		}
+		if !push(to, depth) {
+			return noBound
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

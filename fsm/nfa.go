@@ -41,9 +41,12 @@ const (
 
 // nfaState is 12 bytes: byte states use lo, hi and next; epsilon states
 // keep their targets in the NFA's shared eps arena at [next, next+n).
+// flags mark byte states that prove a state set can never die inside a
+// JSON string body (safe.go).
 type nfaState struct {
 	kind   nfaKind
 	lo, hi byte  // nfaByte: the byte range
+	flags  uint8 // nfaByte: nfaSafeUniversal, nfaSafeLoop
 	next   int32 // nfaByte: the successor; nfaEps: offset into nfa.eps
 	n      int32 // nfaEps: number of targets
 }
@@ -585,6 +588,7 @@ func newRuneTemplate(rs []RuneRange) *runeTemplate {
 		seqs = appendUTF8Seqs(seqs, r.Lo, r.Hi)
 	}
 	t := &runeTemplate{}
+	covers := coversSafeChars(rs)
 	suffix := map[byteKey]int32{}
 	for _, q := range seqs {
 		s := int32(-1)
@@ -594,7 +598,13 @@ func newRuneTemplate(rs []RuneRange) *runeTemplate {
 				s = u
 				continue
 			}
-			t.states = append(t.states, nfaState{kind: nfaByte, lo: q.r[i].Lo, hi: q.r[i].Hi, next: s})
+			st := nfaState{kind: nfaByte, lo: q.r[i].Lo, hi: q.r[i].Hi, next: s}
+			if covers && q.n == 1 {
+				// A one-byte character's state of a class holding every
+				// safe character: see nfaSafeLoop.
+				st.flags = nfaSafeLoop
+			}
+			t.states = append(t.states, st)
 			s = int32(len(t.states) - 1)
 			suffix[key] = s
 		}
@@ -620,6 +630,7 @@ func (b *builder) splice(d *DFA, k int32) (int32, error) {
 }
 
 func (b *builder) splice1(d *DFA, k int32) (int32, error) {
+	univ := safeUniversalStates(d)
 	base := int32(len(b.m.states)) - 1 // DFA state s ≥ 1 becomes base+s
 	for s := 1; s < d.NumStates(); s++ {
 		if _, err := b.add(nfaState{kind: nfaEps}); err != nil {
@@ -638,6 +649,9 @@ func (b *builder) splice1(d *DFA, k int32) (int32, error) {
 				bs, err := b.byteState(byte(lo), byte(hi), base+int32(t))
 				if err != nil {
 					return 0, err
+				}
+				if univ[s] {
+					b.m.states[bs].flags = nfaSafeUniversal
 				}
 				targets = append(targets, bs)
 			}
