@@ -158,6 +158,17 @@ func (c *compiler) dfaOf1(n *Node) (*DFA, error) {
 			if d.Start == DeadState {
 				break
 			}
+			if sub.Op == OpNot && len(sub.Subs) == 1 {
+				// d ∧ ¬x: one product, no DFA of ¬x.
+				e, err := c.dfaOf(sub.Subs[0])
+				if err != nil {
+					return nil, err
+				}
+				if d, err = c.difference(d, e); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			e, err := c.dfaOf(sub)
 			if err != nil {
 				return nil, err

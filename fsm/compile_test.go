@@ -441,3 +441,41 @@ func TestRepeatTemplate(t *testing.T) {
 		}
 	}
 }
+
+// TestComplementAndDifference: a complement is only trimmed (its operand is
+// minimal), so ¬¬x must give x's DFA exactly; and a ∧ ¬b, built as one
+// difference product, must equal the intersection with the complement.
+func TestComplementAndDifference(t *testing.T) {
+	exprs := []string{`[\x00-\xff]*a`, `(?:a|[^a])*b[\x00-\xff]*`, `a*`, `[\x00-\xff]*`, `"[a-z]{2,5}"`, `name|namespace|id`, ``}
+	for _, x := range exprs {
+		dd := mustCompile(t, Not(Not(mustParse(t, x))))
+		checkDFA(t, dd)
+		if want := mustCompile(t, mustParse(t, x)); dd.String() != want.String() {
+			t.Errorf("¬¬(%s) differs from %s:\n%s\nwant\n%s", x, x, dd, want)
+		}
+		for _, y := range exprs {
+			got := mustCompile(t, And(mustParse(t, x), Not(mustParse(t, y))))
+			checkDFA(t, got)
+			c := newCompiler(Options{})
+			a, err := c.dfaOf(mustParse(t, x))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := c.dfaOf(mustParse(t, y))
+			if err != nil {
+				t.Fatal(err)
+			}
+			nb, err := c.complement(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := c.intersect(a, nb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Errorf("%s ∧ ¬(%s): difference product differs from the intersection with the complement:\n%s\nwant\n%s", x, y, got, want)
+			}
+		}
+	}
+}

@@ -25,7 +25,12 @@ import "slices"
 //     byte. Two equal languages therefore give identical *DFA values, which
 //     is what makes DFA dumps usable in table tests.
 
-func (c *compiler) finish(r *rawDFA) (*DFA, error) {
+func (c *compiler) finish(r *rawDFA) (*DFA, error) { return c.finishWith(r, c.opts.NoMinimize) }
+
+// finishWith is finish; with noMinimize the partition refinement is skipped
+// (the quotient is the identity), for NoMinimize and for inputs whose live
+// states are already pairwise inequivalent (complement).
+func (c *compiler) finishWith(r *rawDFA, noMinimize bool) (*DFA, error) {
 	n, k := len(r.accept), r.k
 	// One pass over the dense table collects the live-target edges; trim,
 	// minimization and the quotient then work on edges only, which for
@@ -62,7 +67,7 @@ func (c *compiler) finish(r *rawDFA) (*DFA, error) {
 	}
 	block := make([]int32, nq)
 	nb := int(nq)
-	if c.opts.NoMinimize {
+	if noMinimize {
 		for i := range block {
 			block[i] = int32(i)
 		}

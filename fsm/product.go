@@ -5,14 +5,27 @@ package fsm
 // Intersection is the classic product construction, explored breadth-first
 // from the pair of start states over the joint byte classes (the common
 // refinement of both operands' classes); a pair with a dead component is
-// dead. Complement swaps accepting and rejecting states of the complete
-// DFA, so the old dead state becomes an accepting sink (every string with a
-// prefix outside the operand's prefixes is in the complement). Both results
-// go through finish again, because products and complements create
-// non-minimal and dead pockets.
+// dead. A difference a ∧ ¬b is the same product with b complemented on the
+// fly: b's dead state is then a live component (nothing b accepts lies
+// ahead, so every string is outside b) and a pair accepts when a does and b
+// does not; building ¬b as a DFA first would cost a finish of its own.
+// Complement swaps accepting and rejecting states of the complete DFA, so
+// the old dead state becomes an accepting sink (every string with a prefix
+// outside the operand's prefixes is in the complement). Results go through
+// finish again, because products create non-minimal and dead pockets; a
+// complement of a minimal DFA is minimal (states that differ on some string
+// still differ on it, with the answers swapped), so it is only trimmed and
+// renumbered.
 
-func (c *compiler) intersect(a, b *DFA) (*DFA, error) {
-	if a.Start == DeadState || b.Start == DeadState {
+func (c *compiler) intersect(a, b *DFA) (*DFA, error) { return c.product(a, b, false) }
+
+// difference returns the DFA of L(a) minus L(b).
+func (c *compiler) difference(a, b *DFA) (*DFA, error) { return c.product(a, b, true) }
+
+// product explores the product of a and b: their intersection, or with
+// negB the difference a ∧ ¬b.
+func (c *compiler) product(a, b *DFA, negB bool) (*DFA, error) {
+	if a.Start == DeadState || (b.Start == DeadState && !negB) {
 		return emptyDFA(), nil
 	}
 	r := &rawDFA{}
@@ -34,7 +47,7 @@ func (c *compiler) intersect(a, b *DFA) (*DFA, error) {
 	pairs := [][2]StateID{{0, 0}}
 	r.accept = []bool{false}
 	intern := func(p, q StateID) (int32, error) {
-		if p == DeadState || q == DeadState {
+		if p == DeadState || (q == DeadState && !negB) {
 			return 0, nil
 		}
 		key := uint64(p)<<32 | uint64(q)
@@ -50,7 +63,7 @@ func (c *compiler) intersect(a, b *DFA) (*DFA, error) {
 		id := int32(len(pairs))
 		ids[key] = id
 		pairs = append(pairs, [2]StateID{p, q})
-		r.accept = append(r.accept, a.Accept[p] && b.Accept[q])
+		r.accept = append(r.accept, a.Accept[p] && b.Accept[q] != negB)
 		return id, nil
 	}
 	start, err := intern(a.Start, b.Start)
@@ -91,7 +104,9 @@ func (c *compiler) complement(d *DFA) (*DFA, error) {
 		}
 	}
 	r.start = int32(d.Start) + 1
-	return c.finish(r)
+	// d is minimal (it came from finish), so the complement is: only trim
+	// and renumber it.
+	return c.finishWith(r, true)
 }
 
 // productAccepts reports whether a and b accept a common string, exploring
