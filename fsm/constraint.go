@@ -565,7 +565,11 @@ func (c *Constraint) Stats() ConstraintStats {
 // grows as masks are filled in.
 func (c *Constraint) MemoryBytes() int64 {
 	t := c.tab.Load()
-	b := c.maskBytes.Load() + int64(len(t.trans))*4 + int64(len(t.info))*(4+1) + 512
+	rows := int64(len(t.info))
+	if c.lazy != nil && c.lazy.reserved.Load() {
+		rows = int64(c.numStates()) // the reserved rows past them are not touched
+	}
+	b := c.maskBytes.Load() + rows*(int64(c.k)*4+4+1) + 512
 	for i := range c.pages {
 		if c.pages[i].Load() != nil {
 			b += slotPageSize * 8

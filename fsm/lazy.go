@@ -24,6 +24,7 @@ package fsm
 // (sticky) from then on. Each expansion is bounded by the NFA's size.
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +39,9 @@ type lazyDet struct {
 	err    error   // the first expansion error (sticky)
 	states atomic.Int64
 	mem    atomic.Int64 // memory of the construction, for MemoryBytes
+	// reserved: the table moved into reserved address space (reserve.go)
+	// with room for every state the budgets allow; it never grows again.
+	reserved atomic.Bool
 }
 
 // CompileConstraint compiles n for the vocabulary ti into a Constraint whose
@@ -106,16 +110,30 @@ func newLazyConstraint(m *nfa, ti *TokenIndex, opts Options, copts ConstraintOpt
 // initialized (the caller marks each state's row unknown when the state is
 // created, unknownRows): filling the whole new half at once doubled the
 // memory a growth touches, and a 50 MB growth stalled one mask for ~50 ms.
+// A table that would grow past reserveAbove bytes moves into a reservation
+// with room for every state the budgets allow instead (reserve.go), once.
 // The caller holds l.mu (or owns t).
 func (l *lazyDet) grow(c *Constraint, t *table, n int) *table {
 	capStates := max(n, 2*len(t.info), lazyInitialStates)
 	capStates = min(capStates, l.s.maxStates+1)
 	capStates = max(capStates, n)
 	k := c.k
-	nt := &table{
-		trans:  make([]uint32, capStates*k),
-		info:   make([]uint32, capStates),
-		accept: make([]bool, capStates),
+	var nt *table
+	if capStates*k*4 > reserveAbove {
+		// The most states subsets.state lets in, budgets included.
+		most := min(int64(l.s.maxStates), l.s.maxBytes/(4*int64(k))) + 1
+		var res *reservation
+		if nt, res = reservedTable(int(min(most, maxReserveBytes)), k); res != nil {
+			l.reserved.Store(true)
+			runtime.AddCleanup(c, func(r *reservation) { r.release() }, res)
+		}
+	}
+	if nt == nil {
+		nt = &table{
+			trans:  make([]uint32, capStates*k),
+			info:   make([]uint32, capStates),
+			accept: make([]bool, capStates),
+		}
 	}
 	copy(nt.trans, t.trans)
 	copy(nt.info, t.info)

@@ -313,3 +313,37 @@ func checkNFALive(t *testing.T, n *Node, opts Options) {
 		}
 	}
 }
+
+// TestLazyReservedTable runs the lazy-versus-eager walks and the
+// concurrent readers with tables that move into reserved address space at
+// once (reserve.go), where the platform can reserve.
+func TestLazyReservedTable(t *testing.T) {
+	old := reserveAbove
+	reserveAbove = 1 << 10
+	defer func() { reserveAbove = old }()
+	ti := tokCl100kIndex(t)
+	for _, tc := range lazyCases(t)[:8] {
+		eager, err := NewConstraint(mustCompile(t, tc.n), ti, ConstraintOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lazy, err := CompileConstraint(tc.n, ti, Options{}, ConstraintOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(3, uint64(len(tc.name))))
+		for walk := range 6 {
+			compareWalk(t, ti, eager.NewMatcher(), lazy.NewMatcher(), rng, fmt.Sprintf("%s walk %d", tc.name, walk))
+		}
+		if r := reserveBytes(1 << 16); r != nil {
+			r.release()
+			if !lazy.lazy.reserved.Load() {
+				t.Errorf("%s: the table did not move into a reservation", tc.name)
+			}
+		}
+		if st := lazy.Stats(); st.TotalBytes <= 0 || st.TotalBytes > 64<<20 {
+			t.Errorf("%s: TotalBytes = %d, want the rows in use, not the reservation", tc.name, st.TotalBytes)
+		}
+	}
+	lazyConcurrent(t, objectNode(t, 12))
+}
