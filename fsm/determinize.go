@@ -293,30 +293,30 @@ func (s *subsets) closureOf(q int32) []int32 {
 	return s.arena[s.cacheOff[q] : int(s.cacheOff[q])+len(s.one)]
 }
 
-// fit grows the per-NFA-state arrays after a lazy fragment was built.
+// fit grows the per-NFA-state arrays after a lazy fragment was built: on
+// the Go heap by doubling or, once large, in reservations (growArray).
 func (s *subsets) fit() {
 	n := len(s.m.states)
 	if n <= len(s.cacheOff) {
 		return
 	}
-	n = max(n, 2*len(s.cacheOff))
-	off := make([]int32, n)
-	copy(off, s.cacheOff)
-	for i := len(s.cacheOff); i < n; i++ {
-		off[i] = -1
+	limit := max(s.m.maxStates, n)
+	keep := keepUntil(s)
+	old := len(s.cacheOff)
+	s.cacheOff = extendTo(s.cacheOff, n, limit, keep)
+	for i := old; i < n; i++ {
+		s.cacheOff[i] = -1
 	}
-	s.cacheOff = off
 	s.cacheCap = max(s.cacheCap, 8*n) // as newSubsets sizes it
-	s.cacheLen = grown(s.cacheLen, n)
-	s.dfs.mark = grown(s.dfs.mark, n)
-	s.ss.mark = grown(s.ss.mark, n)
+	s.cacheLen = extendTo(s.cacheLen, n, limit, keep)
+	s.dfs.mark = extendTo(s.dfs.mark, n, limit, keep)
+	s.ss.mark = extendTo(s.ss.mark, n, limit, keep)
 }
 
-// grown returns a copy of a with length n ≥ len(a), zero-extended.
-func grown[T any](a []T, n int) []T {
-	b := make([]T, n)
-	copy(b, a)
-	return b
+// extendTo returns a with length n ≥ len(a), zero-extended (growArray's
+// capacity past the length is never written, so it is zero).
+func extendTo[T any](a []T, n, limit int, keep func(*reservation)) []T {
+	return growArray(a, n-len(a), limit, keep)[:n]
 }
 
 // closure returns the union of the closures of seeds, sorted. The result

@@ -315,12 +315,13 @@ func checkNFALive(t *testing.T, n *Node, opts Options) {
 }
 
 // TestLazyReservedTable runs the lazy-versus-eager walks and the
-// concurrent readers with tables that move into reserved address space at
-// once (reserve.go), where the platform can reserve.
+// concurrent readers with tables, NFAs and determinizer arrays that move
+// into reserved address space almost at once (reserve.go), where the
+// platform can reserve.
 func TestLazyReservedTable(t *testing.T) {
-	old := reserveAbove
-	reserveAbove = 1 << 10
-	defer func() { reserveAbove = old }()
+	old, oldElems := reserveAbove, reserveElemsAbove
+	reserveAbove, reserveElemsAbove = 1<<10, 1<<8
+	defer func() { reserveAbove, reserveElemsAbove = old, oldElems }()
 	ti := tokCl100kIndex(t)
 	for _, tc := range lazyCases(t)[:8] {
 		eager, err := NewConstraint(mustCompile(t, tc.n), ti, ConstraintOptions{})
@@ -340,10 +341,14 @@ func TestLazyReservedTable(t *testing.T) {
 			if !lazy.lazy.reserved.Load() {
 				t.Errorf("%s: the table did not move into a reservation", tc.name)
 			}
+			if m := lazy.lazy.s.m; len(m.states) > reserveElemsAbove && cap(m.states) != DefaultMaxNFAStates {
+				t.Errorf("%s: %d NFA states in a capacity of %d, want a reservation of %d", tc.name, len(m.states), cap(m.states), DefaultMaxNFAStates)
+			}
 		}
 		if st := lazy.Stats(); st.TotalBytes <= 0 || st.TotalBytes > 64<<20 {
 			t.Errorf("%s: TotalBytes = %d, want the rows in use, not the reservation", tc.name, st.TotalBytes)
 		}
 	}
 	lazyConcurrent(t, objectNode(t, 12))
+	lazyConcurrent(t, deferCases(t)[8])
 }

@@ -67,6 +67,8 @@ type nfa struct {
 	liveByConstruction bool
 	// b builds the NFA's lazy states on demand (nil when it has none).
 	b *builder
+	// maxStates is the most states the NFA may grow to (MaxNFAStates).
+	maxStates int
 	// bounds holds the byte-class boundaries of the fragments not built
 	// yet (collected from their AST when the NFA has lazy states), so the
 	// classes computed before they exist stay valid: a boundary at b means
@@ -162,7 +164,7 @@ type lazyItem struct {
 func newBuilder(c *compiler) *builder {
 	b := &builder{
 		c:     c,
-		m:     &nfa{states: make([]nfaState, 2, 64)},
+		m:     &nfa{states: make([]nfaState, 2, 64), maxStates: c.opts.MaxNFAStates},
 		memo:  make(map[memoKey]int32),
 		tmpls: make(map[*Node]*runeTemplate),
 		frags: make(map[*Node]*fragment),
@@ -176,7 +178,7 @@ func (b *builder) add(s nfaState) (int32, error) {
 	if len(b.m.states) >= b.c.opts.MaxNFAStates {
 		return 0, limitErr(ErrTooManyNFAStates, int64(b.c.opts.MaxNFAStates), int64(len(b.m.states)+1))
 	}
-	b.m.states = append(double(b.m.states, 1), s)
+	b.m.states = append(b.growStates(1), s)
 	return int32(len(b.m.states) - 1), nil
 }
 
@@ -185,6 +187,18 @@ func (b *builder) byteState(lo, hi byte, next int32) (int32, error) {
 		return nfaFail, nil
 	}
 	return b.add(nfaState{kind: nfaByte, lo: lo, hi: hi, next: next})
+}
+
+// growStates returns the NFA's states with room for n more: on the Go heap
+// or, once large, in a reservation for MaxNFAStates (reserve.go).
+func (b *builder) growStates(n int) []nfaState {
+	return growArray(b.m.states, n, b.c.opts.MaxNFAStates, keepUntil(b.m))
+}
+
+// growEps returns the NFA's epsilon targets with room for n more (two per
+// state fit every NFA the builder makes; past that they double on the heap).
+func (b *builder) growEps(n int) []int32 {
+	return growArray(b.m.eps, n, 2*b.c.opts.MaxNFAStates, keepUntil(b.m))
 }
 
 // double returns s with room for n more elements, growing the capacity by
@@ -203,7 +217,7 @@ func double[T any](s []T, n int) []T {
 func (b *builder) setTargets(s int32, targets []int32) {
 	b.m.states[s].next = int32(len(b.m.eps))
 	b.m.states[s].n = int32(len(targets))
-	b.m.eps = append(double(b.m.eps, len(targets)), targets...)
+	b.m.eps = append(b.growEps(len(targets)), targets...)
 }
 
 // split returns a state that moves to every target; it drops fail targets
@@ -493,8 +507,8 @@ func (b *builder) stamp(f *fragment, k int32) (int32, error) {
 	if len(b.m.states)+int(size) > b.c.opts.MaxNFAStates {
 		return 0, limitErr(ErrTooManyNFAStates, int64(b.c.opts.MaxNFAStates), int64(len(b.m.states))+int64(size))
 	}
-	b.m.states = double(b.m.states, int(size))
-	b.m.eps = double(b.m.eps, int(f.epsHi-f.epsLo))
+	b.m.states = b.growStates(int(size))
+	b.m.eps = b.growEps(int(f.epsHi - f.epsLo))
 	delta := int32(len(b.m.states)) - f.lo
 	epsDelta := int32(len(b.m.eps)) - f.epsLo
 	reloc := func(t int32) int32 {
@@ -537,7 +551,7 @@ func (b *builder) runes(n *Node, k int32) (int32, error) {
 	if len(b.m.states)+len(t.states) > b.c.opts.MaxNFAStates {
 		return 0, limitErr(ErrTooManyNFAStates, int64(b.c.opts.MaxNFAStates), int64(len(b.m.states)+len(t.states)))
 	}
-	b.m.states = double(b.m.states, len(t.states))
+	b.m.states = b.growStates(len(t.states))
 	base := int32(len(b.m.states))
 	for _, s := range t.states {
 		if s.next < 0 {

@@ -1,8 +1,11 @@
 package fsm
 
-import "unsafe"
+import (
+	"runtime"
+	"unsafe"
+)
 
-// Reserved address space for large lazy tables.
+// Reserved address space for large growing arrays.
 //
 // A lazy constraint's transition table grows while masks are computed
 // (lazy.go), by doubling: each growth allocates a zeroed table twice the
@@ -17,6 +20,15 @@ import "unsafe"
 // from the start made every constraint fault its pages in afresh and cost
 // ~10% of the time to first mask). Where the platform cannot reserve
 // (reserveBytes returns nil) tables grow by copying.
+//
+// The NFA of a lazy constraint grows the same way (any-order objects stamp
+// their members again for every subset of written keys: o65323 reaches
+// 870k NFA states), and so do the determinizer's per-NFA-state arrays; one
+// doubling at that size stalled a mask for 20-40 ms. Past
+// reserveElemsAbove elements these arrays move once into reservations
+// sized for MaxNFAStates (growArray), released when their owner is
+// collected. Only pointer-free element types may live there: the garbage
+// collector does not scan reserved memory.
 
 // reserveAbove is the table size (transition bytes) past which a growing
 // table moves into a reservation (a variable for tests).
@@ -49,4 +61,38 @@ func reservedTable(n, k int) (*table, *reservation) {
 		info:   words[n*k:],
 		accept: unsafe.Slice((*bool)(unsafe.Pointer(&r.mem[(n*k+n)*4])), n),
 	}, r
+}
+
+// reserveElemsAbove is the length past which growArray moves an array into
+// a reservation (a variable for tests).
+var reserveElemsAbove = 1 << 18
+
+// growArray returns s with room for n more elements. When s must grow past
+// reserveElemsAbove elements and limit (the most it can ever hold) is
+// larger, it moves, once, into a reservation of limit elements, which keep
+// ties to the array's owner (released with it); otherwise, and past limit,
+// it doubles on the Go heap. T must hold no pointers.
+func growArray[T any](s []T, n, limit int, keep func(*reservation)) []T {
+	want := len(s) + n
+	if want <= cap(s) {
+		return s
+	}
+	if want > reserveElemsAbove && limit >= want && cap(s) < limit {
+		var zero T
+		size := int64(unsafe.Sizeof(zero))
+		if size > 0 && int64(limit)*size <= maxReserveBytes {
+			if r := reserveBytes(int(int64(limit) * size)); r != nil {
+				keep(r)
+				t := unsafe.Slice((*T)(unsafe.Pointer(&r.mem[0])), limit)[:len(s)]
+				copy(t, s)
+				return t
+			}
+		}
+	}
+	return double(s, n)
+}
+
+// keepUntil ties r to owner: r is released once owner is collected.
+func keepUntil[T any](owner *T) func(*reservation) {
+	return func(r *reservation) { runtime.AddCleanup(owner, func(r *reservation) { r.release() }, r) }
 }
