@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"strconv"
+	"strings"
 
 	"conform/fsm"
 )
@@ -63,18 +64,23 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 	}
 	var members []member
 	var declared []*fsm.Node
+	// declaredIn[i]: the declared keys that pattern i matches (the others
+	// are outside its key language, so subtracting them changes nothing).
+	declaredIn := make([][]*fsm.Node, len(r.patProps))
 	for _, name := range names {
 		enc, _ := EncodeJSONStringWith(fsm.Lit(name), c.esc())
-		declared = append(declared, fsm.Cat(fsm.Lit(`"`), enc, fsm.Lit(`"`)))
+		dk := fsm.Cat(fsm.Lit(`"`), enc, fsm.Lit(`"`))
+		declared = append(declared, dk)
 		list := schemas[name]
 		var matched []sref
-		for _, pp := range r.patProps {
+		for i, pp := range r.patProps {
 			ok, err := c.patternMatches(pp.pat, name)
 			if err != nil {
 				return nil, err
 			}
 			if ok {
 				matched = append(matched, pp.s)
+				declaredIn[i] = append(declaredIn[i], dk)
 			}
 		}
 		if list == nil && r.addlSet && len(matched) == 0 {
@@ -105,6 +111,7 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 	// other keys take additionalProperties.
 	var extras []*fsm.Node
 	var patBodies []*fsm.Node
+	var patPrefixes []string
 	for _, pp := range r.patProps {
 		cp, err := c.pattern(pp.pat)
 		if err != nil {
@@ -118,6 +125,7 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 			return nil, errorf(CodeBadPattern, pp.pat.ptr, "patternProperties", "%v", err)
 		}
 		patBodies = append(patBodies, b)
+		patPrefixes = append(patPrefixes, literalPrefix(cp))
 	}
 	for i, pp := range r.patProps {
 		if i >= len(patBodies) {
@@ -133,7 +141,10 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 		body := patBodies[i]
 		var others []*fsm.Node
 		for j, o := range patBodies {
-			if j != i {
+			// Patterns whose keys start with different literal text
+			// (^title_… and ^description_…) share no key: subtracting
+			// one from the other would only cost a product.
+			if j != i && !disjointPrefixes(patPrefixes[i], patPrefixes[j]) {
 				others = append(others, o)
 			}
 		}
@@ -141,8 +152,8 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 			body = fsm.Diff(body, fsm.Alt(others...))
 		}
 		key := fsm.Cat(fsm.Lit(`"`), body, fsm.Lit(`"`))
-		if len(declared) > 0 {
-			key = fsm.Diff(key, fsm.Alt(declared...))
+		if len(declaredIn[i]) > 0 {
+			key = fsm.Diff(key, fsm.Alt(declaredIn[i]...))
 		}
 		if nameCP != nil {
 			key = fsm.And(key, nameCP)
@@ -734,4 +745,55 @@ func onlyRequired(n *ir) bool {
 	m.required = nil
 	return !m.hasStructure() && m.minLen == 0 && m.maxLen < 0 && len(m.patterns) == 0 && len(m.formats) == 0 &&
 		m.lo == nil && m.hi == nil && len(m.mult) == 0
+}
+
+// literalPrefix returns text that every string of the code-point language
+// n starts with (possibly none: ""). It reads only literals at the front
+// of concatenations, the common prefix of alternatives and repeats of at
+// least one, so it is short of the longest such text, never wrong.
+func literalPrefix(n *fsm.Node) string {
+	switch n.Op {
+	case fsm.OpLiteral:
+		return string(n.Lit)
+	case fsm.OpConcat:
+		var b strings.Builder
+		for _, s := range n.Subs {
+			switch s.Op {
+			case fsm.OpEmpty:
+				continue
+			case fsm.OpLiteral:
+				b.Write(s.Lit)
+				continue
+			}
+			b.WriteString(literalPrefix(s))
+			break
+		}
+		return b.String()
+	case fsm.OpAlt:
+		if len(n.Subs) == 0 {
+			return ""
+		}
+		p := literalPrefix(n.Subs[0])
+		for _, s := range n.Subs[1:] {
+			q := literalPrefix(s)
+			k := 0
+			for k < len(p) && k < len(q) && p[k] == q[k] {
+				k++
+			}
+			p = p[:k]
+		}
+		return p
+	case fsm.OpRepeat:
+		if n.Min >= 1 {
+			return literalPrefix(n.Subs[0])
+		}
+	}
+	return ""
+}
+
+// disjointPrefixes reports whether languages whose strings start with p
+// and with q respectively can share no string: neither prefix extends the
+// other.
+func disjointPrefixes(p, q string) bool {
+	return !strings.HasPrefix(p, q) && !strings.HasPrefix(q, p)
 }
