@@ -31,7 +31,13 @@
 // so the time to the first mask no longer grows with the whole DFA; it is
 // the same language, unminimized (equal masks are interned anyway). Compile
 // (the whole minimized DFA) stays for products, complements, golden dumps
-// and fsmdump.
+// and fsmdump. A lazy constraint also knows each state's NFA set, and marks
+// the states whose set proves that no string-safe text can kill them
+// (string bodies, extra keys, pattern bodies: safe.go), so the slicer ORs
+// in every slice there without exploring. Its transition table, its NFA
+// and the determinizer's per-NFA-state arrays move once into reserved
+// address space when they get large (reserve.go), so growing them never
+// stalls a mask on a copy.
 //
 // Every step runs under the budgets in Options (NFA states, DFA states and
 // table bytes, determinization work, repeat counts, nesting depth, a time
@@ -42,7 +48,8 @@
 // The algorithms are explained where they live: nfa.go (continuation
 // passing), utf8.go (UTF-8 range splitting), determinize.go (subset
 // construction, closures, interning), minimize.go (trimming, Valmari's
-// Hopcroft variant, canonical numbering) and product.go.
+// Hopcroft variant, canonical numbering), product.go (intersection,
+// difference, complement), mask_slicer.go and safe.go.
 //
 // Helpers built on a *DFA: Matches, ShortestMatch, RandomWalk (random
 // accepted strings for property tests) and IsEmpty (language emptiness, as
