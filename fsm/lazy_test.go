@@ -45,14 +45,7 @@ func TestLazyMatchesEager(t *testing.T) {
 	ti := tokCl100kIndex(t)
 	for _, tc := range lazyCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			eager, err := NewConstraint(mustCompile(t, tc.n), ti, ConstraintOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			lazy, err := CompileConstraint(tc.n, ti, Options{}, ConstraintOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			eager, lazy := eagerAndLazy(t, ti, tc.n)
 			if tc.n.Op != OpAnd && lazy.DFA() != nil {
 				t.Errorf("CompileConstraint(%s) built an eager DFA", tc.name)
 			}
@@ -65,6 +58,20 @@ func TestLazyMatchesEager(t *testing.T) {
 			}
 		})
 	}
+}
+
+// eagerAndLazy compiles n both ways: the minimized DFA's constraint and
+// the lazy one.
+func eagerAndLazy(t *testing.T, ti *TokenIndex, n *Node) (eager, lazy *Constraint) {
+	t.Helper()
+	eager, err := NewConstraint(mustCompile(t, n), ti, ConstraintOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lazy, err = CompileConstraint(n, ti, Options{}, ConstraintOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return eager, lazy
 }
 
 // compareWalk advances a and b with the same random allowed tokens (EOS when
@@ -324,14 +331,7 @@ func TestLazyReservedTable(t *testing.T) {
 	defer func() { reserveAbove, reserveElemsAbove = old, oldElems }()
 	ti := tokCl100kIndex(t)
 	for _, tc := range lazyCases(t)[:8] {
-		eager, err := NewConstraint(mustCompile(t, tc.n), ti, ConstraintOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		lazy, err := CompileConstraint(tc.n, ti, Options{}, ConstraintOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		eager, lazy := eagerAndLazy(t, ti, tc.n)
 		rng := rand.New(rand.NewPCG(3, uint64(len(tc.name))))
 		for walk := range 6 {
 			compareWalk(t, ti, eager.NewMatcher(), lazy.NewMatcher(), rng, fmt.Sprintf("%s walk %d", tc.name, walk))

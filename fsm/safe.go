@@ -122,16 +122,7 @@ func safeUniversalStates(d *DFA) []bool {
 			}
 		}
 	}
-	for len(queue) > 0 {
-		v := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		for _, p := range pred[deg[v]:deg[v+1]] {
-			if !bad[p] {
-				bad[p] = true
-				queue = append(queue, p)
-			}
-		}
-	}
+	reachBack(bad, queue, pred, deg)
 	for s := 1; s < n; s++ {
 		univ[s] = !bad[node(StateID(s), 0)]
 	}
