@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
@@ -36,7 +37,7 @@ func TestCoversSafeChars(t *testing.T) {
 func safeKillReachable(t *testing.T, c *Constraint, q StateID) bool {
 	t.Helper()
 	c.uOnce.Do(c.initUEdges)
-	b := boundsSearch{c: c, sc: c.ti.newScratch(), tab: c.tab.Load(), fuel: 1 << 40}
+	b := boundsSearch{c: c, sc: c.ti.newScratch(), tab: c.tab.Load(), fuel: math.MaxInt}
 	b.reset()
 	stack := []uNode{{s: q}}
 	b.mark(stack[0])

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"strings"
 )
@@ -372,8 +373,8 @@ func nonNegInt(x *value, ptr, k string) (int, error) {
 	if !ok || !q.IsInt() || q.Sign() < 0 {
 		return 0, errorf(CodeInvalidSchema, ptr, k, "%s must be a non-negative integer", k)
 	}
-	if q.Num().Cmp(big.NewInt(1<<31)) > 0 {
-		return 1 << 31, nil
+	if q.Num().Cmp(big.NewInt(math.MaxInt32)) > 0 {
+		return math.MaxInt32, nil // a clamp every platform's int holds
 	}
 	return int(q.Num().Int64()), nil
 }

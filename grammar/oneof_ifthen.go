@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -279,7 +280,7 @@ func negateIn(root, cond *value, depth int, keys *[]string, under bool) (*value,
 			}
 		case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
 			n, err := nonNegInt(x, "", k)
-			if err != nil || n >= 1<<31 {
+			if err != nil || n >= math.MaxInt32 {
 				return nil, false
 			}
 			fam := map[string]string{"Length": "string", "Items": "array", "Properties": "object"}[k[3:]]
