@@ -41,7 +41,8 @@ import (
 // outside a string body, which must be cheap: safe = 0, no slice applies,
 // dead is not needed), when every node is visited with no kill (nothing
 // ever dies: safe = dead = ∞; the unbounded body stops after one
-// character), past the longest slice token (nothing more to gain), or when
+// character), past searchLimit characters (the longest tokens are walked
+// instead), or when
 // its fuel runs out; each exit returns sound values (safe never too high,
 // dead never too low). Only after a kill does dead matter: it is one more
 // than the longest string that stays alive, a depth-first search with the
@@ -161,7 +162,7 @@ func (c *Constraint) sliceBounds(q StateID, sc *maskScratch) (safe, dead int, er
 		return noBound, noBound, nil // safe.go: the state's NFA set proves it
 	}
 	c.uOnce.Do(c.initUEdges)
-	limit := c.ti.maxChars
+	limit := searchLimit(c.ti)
 	b := boundsSearch{c: c, sc: sc, tab: c.tab.Load(), fuel: slicerFuel, out: sc.edges[:0]}
 	b.reset()
 	// cur: the nodes (s, 0) first reached after n characters.
@@ -217,11 +218,25 @@ func (c *Constraint) sliceBounds(q StateID, sc *maskScratch) (safe, dead int, er
 			// Every node is visited and none kills: no string ever dies.
 			return noBound, noBound, nil
 		case n+1 > limit:
-			// No token is longer than limit characters: nothing to gain.
+			// Deeper only decides the last slice, which is walked.
 			return n + 1, noBound, nil
 		}
 		cur, next = next, cur
 	}
+}
+
+// searchLimit is how many characters deep sliceBounds looks: the longest
+// token of the last slice but one. Past it, knowing more decides only
+// whether the last slice, the few longest tokens (129 tokens of 49 to 128
+// characters in Llama-3), is ORed in or walked, and walking it costs a few
+// thousand trie nodes where the search would read 80 more characters of
+// every state it reaches (a long maxLength string body searched 128
+// characters ahead at every cold mask).
+func searchLimit(ti *TokenIndex) int {
+	if n := len(ti.slices); n >= 2 {
+		return ti.slices[n-2].maxChars
+	}
+	return ti.maxChars
 }
 
 // boundsSearch is the state of one sliceBounds search: the constraint's
