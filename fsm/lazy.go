@@ -123,7 +123,7 @@ func (l *lazyDet) grow(c *Constraint, t *table, n int) *table {
 		// The most states subsets.state lets in, budgets included.
 		most := min(int64(l.s.maxStates), l.s.maxBytes/(4*int64(k))) + 1
 		var res *reservation
-		if nt, res = reservedTable(int(min(most, maxReserveBytes)), k); res != nil {
+		if nt, res = reservedTable(most, k); res != nil {
 			l.reserved.Store(true)
 			runtime.AddCleanup(c, func(r *reservation) { r.release() }, res)
 		}

@@ -42,12 +42,11 @@ import (
 // dead is not needed), when every node is visited with no kill (nothing
 // ever dies: safe = dead = ∞; the unbounded body stops after one
 // character), past searchLimit characters (the longest tokens are walked
-// instead), or when
-// its fuel runs out; each exit returns sound values (safe never too high,
-// dead never too low). Only after a kill does dead matter: it is one more
-// than the longest string that stays alive, a depth-first search with the
-// longest remaining length memoized per node (a cycle, or a string longer
-// than any token, makes it ∞).
+// instead), or when its fuel runs out; each exit returns sound values (safe
+// never too high, dead never too low). Only after a kill does dead matter:
+// it is one more than the longest string that stays alive, a depth-first
+// search with the longest remaining length memoized per node (a cycle, or
+// a string longer than searchLimit characters, makes it ∞).
 //
 // In a lazy constraint most dense states answer without any search: their
 // NFA set proves that nothing ever dies (safe.go), which the state's flags
@@ -125,8 +124,12 @@ type uNode struct {
 	u uint8
 }
 
-// initUEdges computes, per U state, the distinct (class, U successor) pairs.
-func (c *Constraint) initUEdges() {
+// initUEdges computes the constraint's U edges (uEdgesOf).
+func (c *Constraint) initUEdges() { c.uEdges = uEdgesOf(&c.classes) }
+
+// uEdgesOf returns, per U state, the distinct (byte class, U successor)
+// pairs of U's bytes under a DFA's byte classes.
+func uEdgesOf(classes *[256]uint8) (edges [utf8SafeStates][]uEdge) {
 	for u := range utf8SafeStates {
 		var seen [256][utf8SafeStates]bool
 		for b := range 256 {
@@ -134,13 +137,14 @@ func (c *Constraint) initUEdges() {
 			if to < 0 {
 				continue
 			}
-			cl := c.classes[b]
+			cl := classes[b]
 			if !seen[cl][to] {
 				seen[cl][to] = true
-				c.uEdges[u] = append(c.uEdges[u], uEdge{class: cl, next: uint8(to)})
+				edges[u] = append(edges[u], uEdge{class: cl, next: uint8(to)})
 			}
 		}
 	}
+	return edges
 }
 
 // noBound stands for ∞ in sliceBounds' results.
@@ -149,14 +153,8 @@ const noBound = int(^uint(0) >> 1)
 // sliceBounds returns sound approximations of safe(q) and dead(q) (see the
 // file comment): every string of at most safe string-safe characters keeps q
 // alive, and every string of dead or more kills it (noBound: unknown or ∞).
-//
-// safe is a breadth-first search of the product of the DFA and U from
-// (q, 0), by characters read, that visits each node once and stops at the
-// first kill: its distance is safe. With no kill within limit characters
-// (no token is longer), every slice applies and dead is not needed; with no
-// kill at all, nothing ever dies and both are ∞. Only when a kill is found
-// does dead matter: it is one more than the longest string that stays
-// alive, found by longestAlive.
+// The search is the file comment's; a state flagged safe-universal (safe.go)
+// answers ∞, ∞ at once.
 func (c *Constraint) sliceBounds(q StateID, sc *maskScratch) (safe, dead int, err error) {
 	if atomic.LoadUint32(&c.tab.Load().info[q])&stateSafeUniversal != 0 {
 		return noBound, noBound, nil // safe.go: the state's NFA set proves it
@@ -321,8 +319,9 @@ func (b *boundsSearch) edges(nd uNode) ([]uEdgeTo, bool) {
 }
 
 // longestAlive returns one more than the most characters a string can have
-// while keeping q alive (dead(q)), or noBound when that exceeds limit (no
-// token is longer) or is unknown (a cycle, or the fuel ran out). It is a
+// while keeping q alive (dead(q)), or noBound when that exceeds limit (then
+// only the last slice is concerned, and it is walked) or is unknown (a
+// cycle, or the fuel ran out). It is a
 // depth-first search over the live product nodes with the longest remaining
 // length memoized per node; a node met again while on the search path is
 // a cycle, so strings of every length stay alive.

@@ -195,8 +195,9 @@ func (b *builder) growStates(n int) []nfaState {
 	return growArray(b.m.states, n, b.c.opts.MaxNFAStates, keepUntil(b.m))
 }
 
-// growEps returns the NFA's epsilon targets with room for n more (two per
-// state fit every NFA the builder makes; past that they double on the heap).
+// growEps returns the NFA's epsilon targets with room for n more: on the Go
+// heap or, once large, in a reservation for two targets per state (an NFA
+// with more doubles on the heap past it, as before).
 func (b *builder) growEps(n int) []int32 {
 	return growArray(b.m.eps, n, 2*b.c.opts.MaxNFAStates, keepUntil(b.m))
 }

@@ -49,12 +49,13 @@ type reservation struct {
 // reservedTable returns a table with room for n states of k classes whose
 // arrays live in one reservation, or nil when the platform cannot reserve
 // it or it would exceed maxReserveBytes.
-func reservedTable(n, k int) (*table, *reservation) {
+func reservedTable(states int64, k int) (*table, *reservation) {
 	rowBytes := int64(k)*4 + 4 + 1 // a row, its info word, its accept flag
-	if n <= 0 || int64(n)*rowBytes > maxReserveBytes {
+	if states <= 0 || states > maxReserveBytes/rowBytes {
 		return nil, nil
 	}
-	r := reserveBytes(int(int64(n) * rowBytes))
+	n := int(states)
+	r := reserveBytes(int(states * rowBytes))
 	if r == nil {
 		return nil, nil
 	}

@@ -46,19 +46,13 @@ const (
 var safeCharRanges = []RuneRange{{0x20, 0x21}, {0x23, 0x5B}, {0x5D, 0x7E}, {0xA0, 0xD7FF}, {0xE000, 0x10FFFF}}
 
 // coversSafeChars reports whether the union of rs holds every character U
-// reads.
+// reads: no character missing from rs is one U reads.
 func coversSafeChars(rs []RuneRange) bool {
-	rs = slices.Clone(rs)
-	slices.SortFunc(rs, func(a, b RuneRange) int { return int(a.Lo - b.Lo) })
-	for _, want := range safeCharRanges {
-		next := want.Lo // the first character of want not yet covered
-		for _, r := range rs {
-			if r.Lo <= next && r.Hi >= next {
-				next = r.Hi + 1
+	for _, m := range complementRunes(rs) {
+		for _, w := range safeCharRanges {
+			if m.Lo <= w.Hi && w.Lo <= m.Hi {
+				return false
 			}
-		}
-		if next <= want.Hi {
-			return false
 		}
 	}
 	return true
@@ -74,17 +68,7 @@ func safeUniversalStates(d *DFA) []bool {
 	if n > maxSafeUniversalStates {
 		return univ
 	}
-	// U's edges over d's classes, per U state.
-	var edges [utf8SafeStates][]uEdge
-	for u := range utf8SafeStates {
-		var seen [256][utf8SafeStates]bool
-		for b := range 256 {
-			if to := utf8Safe[u][b]; to >= 0 && !seen[d.Classes[b]][to] {
-				seen[d.Classes[b]][to] = true
-				edges[u] = append(edges[u], uEdge{class: d.Classes[b], next: uint8(to)})
-			}
-		}
-	}
+	edges := uEdgesOf(&d.Classes)
 	// Product nodes s*U+u; bad = can reach a kill. Reverse edges in CSR
 	// form, then a backward search from the nodes with a kill edge.
 	node := func(s StateID, u uint8) int { return int(s)*utf8SafeStates + int(u) }
