@@ -36,6 +36,21 @@ type Node struct {
 	// literal) counts its parents as 0: it is then built once per use,
 	// which is correct, only larger.
 	parents uint32
+	// pinned: the node lives as long as the process (Pin), so its DFA is
+	// kept process-wide.
+	pinned bool
+}
+
+// Pin marks n, a node that lives as long as the process (a package-level
+// variable), so that the DFA compiled for it where an intersection or
+// complement needs one is kept and shared by every later compile instead of
+// being built again for each constraint (grammar pins its JSON string
+// languages, which every object with extra keys subtracts its declared
+// names from). Call it before n is used, typically in a package's
+// initialization; it returns n.
+func Pin(n *Node) *Node {
+	n.pinned = true
+	return n
 }
 
 // markParents records one more parent for each of subs.

@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -12,7 +13,11 @@ import (
 // malformed AST, or a limit code carrying the limit and the size reached.
 func Compile(n *Node, opts Options) (*DFA, error) {
 	c := newCompiler(opts)
-	return c.dfaOf(n)
+	d, err := c.dfaOf(n)
+	if err != nil || !d.loose {
+		return d, err
+	}
+	return c.finish(d.raw())
 }
 
 // IsEmpty reports whether n matches no string at all. grammar/ uses it to
@@ -132,6 +137,14 @@ func (c *compiler) dfaOf(n *Node) (*DFA, error) {
 	if d, ok := c.dfas[n]; ok {
 		return d, nil
 	}
+	if n.pinned {
+		if v, ok := pinnedDFAs.Load(n); ok {
+			if d := v.(*DFA); d.NumStates() <= c.opts.MaxDFAStates && int64(len(d.Trans))*4 <= int64(c.opts.MaxDFABytes) {
+				c.dfas[n] = d
+				return d, nil
+			}
+		}
+	}
 	if err := c.enter(); err != nil {
 		return nil, err
 	}
@@ -141,8 +154,15 @@ func (c *compiler) dfaOf(n *Node) (*DFA, error) {
 		return nil, err
 	}
 	c.dfas[n] = d
+	if n.pinned {
+		pinnedDFAs.Store(n, d)
+	}
 	return d, nil
 }
+
+// pinnedDFAs holds the DFAs of pinned nodes (Pin): *Node → *DFA. A DFA is
+// never modified after it is built, so compiles share it.
+var pinnedDFAs sync.Map
 
 func (c *compiler) dfaOf1(n *Node) (*DFA, error) {
 	switch n.Op {
@@ -159,7 +179,14 @@ func (c *compiler) dfaOf1(n *Node) (*DFA, error) {
 				break
 			}
 			if sub.Op == OpNot && len(sub.Subs) == 1 {
-				// d ∧ ¬x: one product, no DFA of ¬x.
+				// d ∧ ¬x: one product, no DFA of ¬x; none at all when x
+				// is a few strings.
+				if strs, ok := finiteStrings(sub.Subs[0]); ok {
+					if d, err = c.subtractStrings(d, strs); err != nil {
+						return nil, err
+					}
+					continue
+				}
 				e, err := c.dfaOf(sub.Subs[0])
 				if err != nil {
 					return nil, err

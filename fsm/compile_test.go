@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -477,5 +478,77 @@ func TestComplementAndDifference(t *testing.T) {
 				t.Errorf("%s ∧ ¬(%s): difference product differs from the intersection with the complement:\n%s\nwant\n%s", x, y, got, want)
 			}
 		}
+	}
+}
+
+// TestSubtractStrings checks the trie difference (a minus a finite set of
+// strings) against the general difference product, and that Compile
+// finishes its loose result.
+func TestSubtractStrings(t *testing.T) {
+	as := []string{`"[^"\\]*"`, `[\x00-\xff]*`, `[a-z]{1,4}`, `abc|abd|x`, `(?:é|e)+`, `a*`}
+	subs := []*Node{
+		Lit("abc"),
+		Alt(Lit("a"), Lit("ab"), Lit("abd"), Lit("")),
+		Cat(Lit(`"`), Alt(Lit("name"), Lit("id")), Lit(`"`)),
+		Cat(Lit(`"`), RuneClass(RuneRange{'é', 'é'}), Lit(`"`)),
+		Cat(RuneClass(RuneRange{'a', 'c'}, RuneRange{'é', 'ê'}), Lit("e")),
+		ByteClass(ByteRange{'x', 'z'}),
+		Empty(),
+	}
+	for _, x := range as {
+		for _, y := range subs {
+			if _, ok := finiteStrings(y); !ok {
+				t.Fatalf("finiteStrings(%s) failed", y)
+			}
+			got := mustCompile(t, And(mustParse(t, x), Not(y)))
+			checkDFA(t, got)
+			c := newCompiler(Options{})
+			a, err := c.dfaOf(mustParse(t, x))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := c.dfaOf(y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := c.difference(a, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The same states and bytes; the class partitions may differ.
+			body := func(d *DFA) string { s := d.String(); return s[strings.IndexByte(s, '\n'):] }
+			if body(got) != body(want) || got.Start != want.Start {
+				t.Errorf("%s ∧ ¬(%s): trie difference differs from the product:\n%s\nwant\n%s", x, y, got, want)
+			}
+		}
+	}
+	// Too many strings: the general path.
+	if _, ok := finiteStrings(Repeat(ByteClass(ByteRange{0, 255}), 2, 2)); ok {
+		t.Error("finiteStrings accepted a repeat")
+	}
+	if _, ok := finiteStrings(Cat(ByteClass(ByteRange{0, 255}), ByteClass(ByteRange{0, 255}))); ok {
+		t.Error("finiteStrings accepted 65,536 strings")
+	}
+}
+
+// TestPinnedDFA checks that a pinned node's DFA is shared across compiles
+// and not reused past a smaller budget.
+func TestPinnedDFA(t *testing.T) {
+	str := Pin(Cat(Lit(`"`), Star(RuneClass(RuneRange{'a', 'z'})), Lit(`"`)))
+	n := Diff(str, Lit(`"id"`))
+	c1, c2 := newCompiler(Options{}), newCompiler(Options{})
+	if _, err := c1.dfaOf(n); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2.dfaOf(Diff(str, Lit(`"x"`))); err != nil {
+		t.Fatal(err)
+	}
+	if c1.dfas[str] == nil || c1.dfas[str] != c2.dfas[str] {
+		t.Errorf("the pinned node's DFA was built twice")
+	}
+	_, err := Compile(Diff(str, Lit(`"x"`)), Options{MaxDFAStates: 2})
+	var fe *Error
+	if !errors.As(err, &fe) || fe.Code != ErrTooManyDFAStates {
+		t.Errorf("a pinned DFA over the budget: got %v, want %s", err, ErrTooManyDFAStates)
 	}
 }

@@ -19,6 +19,12 @@ type DFA struct {
 	Trans      []StateID  // Trans[int(s)*NumClasses+int(Classes[b])] is the successor of s on b
 	Accept     []bool     // Accept[s] reports whether s is accepting
 	Start      StateID    // the initial state (DeadState if the language is empty)
+
+	// loose: trimmed (every state can reach acceptance) but possibly not
+	// minimal, with unreachable states and not numbered canonically
+	// (subtractStrings, and complements of loose DFAs). Splicing and
+	// products do not mind; Compile finishes such a DFA before returning it.
+	loose bool
 }
 
 // NumStates returns the number of states, the dead state included.

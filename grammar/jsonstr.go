@@ -47,7 +47,9 @@ var strLang = [2]strLangs{buildStrLangs(EscapesNeeded), buildStrLangs(EscapesAll
 func buildStrLangs(esc Escapes) strLangs {
 	ch := encodeClass([]fsm.RuneRange{{Lo: 0, Hi: utf8.MaxRune}}, esc)
 	body := fsm.Star(ch)
-	return strLangs{ch, body, fsm.Cat(fsm.Lit(`"`), body, fsm.Lit(`"`))}
+	// Pinned: intersections and complements with them (extra keys minus
+	// the declared names, negated patterns) reuse one DFA per process.
+	return strLangs{fsm.Pin(ch), fsm.Pin(body), fsm.Pin(fsm.Cat(fsm.Lit(`"`), body, fsm.Lit(`"`)))}
 }
 
 // EncodeJSONString returns the language of JSON string bodies (without the
