@@ -314,9 +314,12 @@ func (s *subsets) fit() {
 }
 
 // extendTo returns a with length n ≥ len(a), zero-extended (growArray's
-// capacity past the length is never written, so it is zero).
+// capacity may hold old data from a pooled reservation).
 func extendTo[T any](a []T, n, limit int, keep func(*reservation)) []T {
-	return growArray(a, n-len(a), limit, keep)[:n]
+	old := len(a)
+	a = growArray(a, n-old, limit, keep)[:n]
+	clear(a[old:])
+	return a
 }
 
 // closure returns the union of the closures of seeds, sorted. The result

@@ -97,7 +97,7 @@ func newLazyConstraint(m *nfa, ti *TokenIndex, opts Options, copts ConstraintOpt
 	l := &lazyDet{s: s}
 	c.lazy = l
 	t := l.grow(c, &table{}, lazyInitialStates)
-	unknownRows(t, c.k, 0, s.numStates())
+	initRows(t, c.k, 0, s.numStates())
 	l.publish(c, t)
 	if _, err := c.maskFor(c.start); err != nil {
 		return nil, err
@@ -107,23 +107,25 @@ func newLazyConstraint(m *nfa, ti *TokenIndex, opts Options, copts ConstraintOpt
 
 // grow returns a copy of t with room for at least n states (doubling),
 // holding t's rows, flags and accepting flags. The rows past t's are not
-// initialized (the caller marks each state's row unknown when the state is
-// created, unknownRows): filling the whole new half at once doubled the
-// memory a growth touches, and a 50 MB growth stalled one mask for ~50 ms.
-// A table that would grow past reserveAbove bytes moves into a reservation
-// with room for every state the budgets allow instead (reserve.go), once.
-// The caller holds l.mu (or owns t).
+// initialized (the caller initializes each state's row and info word when
+// the state is created, initRows): filling the whole new half at once
+// doubled the memory a growth touches, and a 50 MB growth stalled one mask
+// for ~50 ms. A table that would grow past reserveAbove bytes moves into a
+// reservation with room for every state the budgets allow instead
+// (reserve.go), once; the first table is one already when the pool has one
+// at hand. The caller holds l.mu (or owns t).
 func (l *lazyDet) grow(c *Constraint, t *table, n int) *table {
 	capStates := max(n, 2*len(t.info), lazyInitialStates)
 	capStates = min(capStates, l.s.maxStates+1)
 	capStates = max(capStates, n)
 	k := c.k
 	var nt *table
-	if capStates*k*4 > reserveAbove {
+	large := capStates*k*4 > reserveAbove
+	if first := len(t.info) == 0; first || large {
 		// The most states subsets.state lets in, budgets included.
 		most := min(int64(l.s.maxStates), l.s.maxBytes/(4*int64(k))) + 1
 		var res *reservation
-		if nt, res = reservedTable(most, k); res != nil {
+		if nt, res = reservedTable(most, k, !large); res != nil {
 			l.reserved.Store(true)
 			runtime.AddCleanup(c, func(r *reservation) { r.release() }, res)
 		}
@@ -141,12 +143,14 @@ func (l *lazyDet) grow(c *Constraint, t *table, n int) *table {
 	return nt
 }
 
-// unknownRows marks the rows of states [from, to) not computed yet.
-func unknownRows(t *table, k, from, to int) {
+// initRows initializes new states [from, to): rows not computed yet, no
+// flags (the table may hold old data, reserve.go).
+func initRows(t *table, k, from, to int) {
 	r := t.trans[from*k : to*k]
 	for i := range r {
 		r[i] = unknownState
 	}
+	clear(t.info[from:to])
 }
 
 // publish makes t the constraint's table and updates the counters.
@@ -182,7 +186,7 @@ func (l *lazyDet) expand(c *Constraint, q StateID) (*table, error) {
 	}
 	// New states become reachable only through the row stored below
 	// (atomically, after these writes).
-	unknownRows(t, c.k, before, n)
+	initRows(t, c.k, before, n)
 	for i := before; i < n; i++ {
 		t.accept[i] = l.s.accept[i]
 	}

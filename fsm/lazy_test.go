@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // lazyCases are constraints in the shapes grammar/ emits, plus nodes that
@@ -351,4 +352,70 @@ func TestLazyReservedTable(t *testing.T) {
 	}
 	lazyConcurrent(t, objectNode(t, 12))
 	lazyConcurrent(t, deferCases(t)[8])
+}
+
+// TestLazyPooledGarbage runs the lazy-versus-eager walks with the pool of
+// reservations (reserve.go) full of garbage (stamp generations, all-ones
+// words): tables, NFAs and determinizer arrays that start in pooled memory
+// must initialize what they read. Small budgets keep the reservations
+// small enough to poison whole.
+func TestLazyPooledGarbage(t *testing.T) {
+	if mapBytes(1<<16) == nil {
+		t.Skip("no reservations on this platform")
+	}
+	oldKeep, oldMax, oldElems := poolKeepBytes, poolMaxBytes, poolElemsAbove
+	poolKeepBytes, poolMaxBytes, poolElemsAbove = 1<<23, 1<<30, 1<<6
+	defer func() {
+		poolKeepBytes, poolMaxBytes, poolElemsAbove = oldKeep, oldMax, oldElems
+		drainPool()
+	}()
+	drainPool()
+	fill := func() {
+		for c := 1 << 19; c <= 1<<23; c <<= 1 {
+			for range 6 {
+				mem := mapBytes(c)
+				words := unsafe.Slice((*uint32)(unsafe.Pointer(&mem[0])), c/4)
+				for i := range words {
+					words[i] = uint32(1 + i%3)
+					if i%7 == 0 {
+						words[i] = ^uint32(0)
+					}
+				}
+				(&reservation{mem: mem}).release()
+			}
+		}
+	}
+	ti := tokCl100kIndex(t)
+	opts := Options{MaxDFAStates: 20_000, MaxNFAStates: 100_000}
+	for _, tc := range lazyCases(t)[:8] {
+		fill()
+		eager, err := NewConstraint(mustCompile(t, tc.n), ti, ConstraintOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lazy, err := CompileConstraint(tc.n, ti, opts, ConstraintOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !lazy.lazy.reserved.Load() {
+			t.Errorf("%s: the first table did not come from the pool", tc.name)
+		}
+		rng := rand.New(rand.NewPCG(5, uint64(len(tc.name))))
+		for walk := range 6 {
+			compareWalk(t, ti, eager.NewMatcher(), lazy.NewMatcher(), rng, fmt.Sprintf("%s walk %d", tc.name, walk))
+		}
+	}
+}
+
+// drainPool unmaps every pooled reservation.
+func drainPool() {
+	pool.Lock()
+	defer pool.Unlock()
+	for c, l := range pool.free {
+		for _, r := range l {
+			unmapBytes(r.mem)
+		}
+		delete(pool.free, c)
+	}
+	pool.kept = 0
 }

@@ -1,7 +1,9 @@
 package fsm
 
 import (
+	"math/bits"
 	"runtime"
+	"sync"
 	"unsafe"
 )
 
@@ -17,8 +19,9 @@ import (
 // MiB of rows by default), which the kernel commits page by page as rows
 // are first written: it never grows again. Small tables stay on the Go heap,
 // where a new constraint reuses memory that is already mapped (reserving
-// from the start made every constraint fault its pages in afresh and cost
-// ~10% of the time to first mask). Where the platform cannot reserve
+// fresh address space from the start made every constraint fault its pages
+// in afresh and cost ~10% of the time to first mask), unless a recycled
+// reservation is at hand (below). Where the platform cannot reserve
 // (reserveBytes returns nil) tables grow by copying.
 //
 // The NFA of a lazy constraint grows the same way (any-order objects stamp
@@ -40,22 +43,116 @@ var reserveAbove = 1 << 20
 // maxReserveBytes bounds one reservation.
 const maxReserveBytes = 1 << 30
 
-// reservation is reserved address space, all zero until written.
+// Recycling. A page touched for the first time costs a page fault: ~4 µs
+// on the benchmark machine, so ~1 ms per megabyte of rows or NFA states,
+// paid by whichever mask first writes there (MaskBench's every-5th sample:
+// a mask in the slowest 1% took ~40 faults). A released reservation
+// therefore goes to a pool, its first poolKeepBytes left committed and the
+// rest handed back to the kernel, and the next reservation of its size
+// class takes it over with those pages already in place; a constraint
+// that finds a pooled one starts in it (table and arrays alike) and never
+// grows by copying at all. The pool keeps at most poolMaxBytes committed;
+// past that a released reservation is unmapped.
+//
+// Pooled memory is not zero: whoever reserves initializes what it reads.
+// Table rows and info words are written when their state is created
+// (initRows), extendTo clears the elements it adds, and the other arrays
+// only grow by appending.
+
+// Pool limits (variables for tests).
+var (
+	poolKeepBytes = 4 << 20
+	poolMaxBytes  = 64 << 20
+)
+
+// reservation is reserved address space: a mapping of a power of two
+// bytes, zero when fresh, holding old data when it came from the pool.
 type reservation struct {
-	mem     []byte
-	release func() // returns the address space
+	mem []byte
+}
+
+// pool holds released reservations by size.
+var pool struct {
+	sync.Mutex
+	free map[int][]*reservation
+	kept int // committed bytes the pooled reservations may hold
+}
+
+// sizeClass rounds n up to the power of two its reservation maps.
+func sizeClass(n int) int { return 1 << bits.Len(uint(n-1)) }
+
+// pooledBytes returns a pooled reservation of at least n bytes, or nil.
+func pooledBytes(n int) *reservation {
+	c := sizeClass(n)
+	pool.Lock()
+	defer pool.Unlock()
+	l := pool.free[c]
+	if len(l) == 0 {
+		return nil
+	}
+	r := l[len(l)-1]
+	pool.free[c] = l[:len(l)-1]
+	pool.kept -= min(c, poolKeepBytes)
+	return r
+}
+
+// reserveBytes returns a reservation of at least n bytes, pooled or fresh,
+// or nil when the platform cannot reserve address space.
+func reserveBytes(n int) *reservation {
+	if n <= 0 || n > maxReserveBytes {
+		return nil
+	}
+	if r := pooledBytes(n); r != nil {
+		return r
+	}
+	mem := mapBytes(sizeClass(n))
+	if mem == nil {
+		return nil
+	}
+	return &reservation{mem: mem}
+}
+
+// release gives r back: to the pool, its pages past poolKeepBytes
+// returned to the kernel, or, when the pool is full or the platform cannot
+// drop pages, to the kernel.
+func (r *reservation) release() {
+	c := len(r.mem)
+	keep := min(c, poolKeepBytes)
+	if keep < c && !dropPages(r.mem[keep:]) {
+		unmapBytes(r.mem)
+		return
+	}
+	pool.Lock()
+	ok := pool.kept+keep <= poolMaxBytes
+	if ok {
+		if pool.free == nil {
+			pool.free = make(map[int][]*reservation)
+		}
+		pool.free[c] = append(pool.free[c], r)
+		pool.kept += keep
+	}
+	pool.Unlock()
+	if !ok {
+		unmapBytes(r.mem)
+	}
 }
 
 // reservedTable returns a table with room for n states of k classes whose
-// arrays live in one reservation, or nil when the platform cannot reserve
-// it or it would exceed maxReserveBytes.
-func reservedTable(states int64, k int) (*table, *reservation) {
+// arrays live in one reservation (a pooled one only, with pooledOnly), or
+// nil when there is none or it would exceed maxReserveBytes. Its rows,
+// info words and accepting flags hold old data until initialized.
+func reservedTable(states int64, k int, pooledOnly bool) (*table, *reservation) {
 	rowBytes := int64(k)*4 + 4 + 1 // a row, its info word, its accept flag
 	if states <= 0 || states > maxReserveBytes/rowBytes {
 		return nil, nil
 	}
 	n := int(states)
-	r := reserveBytes(int(states * rowBytes))
+	var r *reservation
+	if pooledOnly {
+		r = pooledBytes(int(states * rowBytes))
+	} else {
+		r = reserveBytes(int(states * rowBytes))
+	}
 	if r == nil {
 		return nil, nil
 	}
@@ -68,24 +165,35 @@ func reservedTable(states int64, k int) (*table, *reservation) {
 }
 
 // reserveElemsAbove is the length past which growArray moves an array into
-// a reservation (a variable for tests); set with reserveAbove.
-var reserveElemsAbove = 1 << 15
+// a reservation (a variable for tests); set with reserveAbove. A pooled
+// reservation is taken from poolElemsAbove on.
+var (
+	reserveElemsAbove = 1 << 15
+	poolElemsAbove    = 1 << 10
+)
 
 // growArray returns s with room for n more elements. When s must grow past
-// reserveElemsAbove elements and limit (the most it can ever hold) is
-// larger, it moves, once, into a reservation of limit elements, which keep
-// ties to the array's owner (released with it); otherwise, and past limit,
-// it doubles on the Go heap. T must hold no pointers.
+// reserveElemsAbove elements (poolElemsAbove when a pooled reservation is
+// at hand) and limit (the most it can ever hold) is larger, it moves, once,
+// into a reservation of limit elements, which keep ties to the array's
+// owner (released with it); otherwise, and past limit, it doubles on the
+// Go heap. T must hold no pointers. The elements past len(s) hold old data
+// when the reservation came from the pool (extendTo clears them).
 func growArray[T any](s []T, n, limit int, keep func(*reservation)) []T {
 	want := len(s) + n
 	if want <= cap(s) {
 		return s
 	}
-	if want > reserveElemsAbove && limit >= want && cap(s) < limit {
+	if want > min(poolElemsAbove, reserveElemsAbove) && limit >= want && cap(s) < limit {
 		var zero T
 		size := int64(unsafe.Sizeof(zero))
 		if size > 0 && int64(limit)*size <= maxReserveBytes {
-			if r := reserveBytes(int(int64(limit) * size)); r != nil {
+			bytes := int(int64(limit) * size)
+			r := pooledBytes(bytes)
+			if r == nil && want > reserveElemsAbove {
+				r = reserveBytes(bytes)
+			}
+			if r != nil {
 				keep(r)
 				t := unsafe.Slice((*T)(unsafe.Pointer(&r.mem[0])), limit)[:len(s)]
 				copy(t, s)

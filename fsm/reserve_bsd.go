@@ -4,3 +4,7 @@ package fsm
 
 // mapNoReserve: these kernels commit anonymous pages on first touch anyway.
 const mapNoReserve = 0
+
+// dropPages cannot hand pages back here (no portable madvise in package
+// syscall): only reservations small enough to keep whole are pooled.
+func dropPages(mem []byte) bool { return false }

@@ -2,6 +2,10 @@
 
 package fsm
 
-// reserveBytes cannot reserve address space on this platform: tables grow
-// by copying.
-func reserveBytes(n int) *reservation { return nil }
+// mapBytes cannot reserve address space on this platform: tables grow by
+// copying.
+func mapBytes(n int) []byte { return nil }
+
+func unmapBytes(mem []byte) {}
+
+func dropPages(mem []byte) bool { return false }
