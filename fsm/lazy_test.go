@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -418,4 +420,38 @@ func drainPool() {
 		delete(pool.free, c)
 	}
 	pool.kept = 0
+}
+
+// TestPoolAccounting checks that a released reservation is pooled with its
+// committed bytes counted, its pages past poolKeepBytes dropped, and taken
+// again by the next reservation of its size class (512 MB, which no other
+// test's constraint reserves, so their releases cannot interfere).
+func TestPoolAccounting(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("page residency is counted on linux only")
+	}
+	const class = 512 << 20
+	oldKeep := poolKeepBytes
+	poolKeepBytes = 1 << 20
+	defer func() { poolKeepBytes = oldKeep }()
+	r := reserveBytes(300 << 20)
+	if r == nil || len(r.mem) != class {
+		t.Fatalf("reserveBytes(300 MB) = %v, want a 512 MB mapping", r)
+	}
+	defer unmapBytes(r.mem)
+	page := os.Getpagesize()
+	r.mem[0], r.mem[2*page], r.mem[2<<20] = 1, 2, 3
+	r.release()
+	pool.Lock()
+	pooled := slices.Contains(pool.free[class], r)
+	pool.Unlock()
+	if !pooled || r.kept != 2*page {
+		t.Fatalf("after release: pooled %v with %d bytes kept, want true and %d", pooled, r.kept, 2*page)
+	}
+	if r2 := reserveBytes(class); r2 != r {
+		t.Fatal("the pooled reservation was not reused")
+	}
+	if r.mem[2*page] != 2 || r.mem[2<<20] != 0 {
+		t.Errorf("kept page holds %d (want the old 2), dropped page %d (want 0)", r.mem[2*page], r.mem[2<<20])
+	}
 }

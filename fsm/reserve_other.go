@@ -9,3 +9,5 @@ func mapBytes(n int) []byte { return nil }
 func unmapBytes(mem []byte) {}
 
 func dropPages(mem []byte) bool { return false }
+
+func residentBytes(mem []byte) int { return len(mem) }
