@@ -21,9 +21,10 @@ type DFA struct {
 	Start      StateID    // the initial state (DeadState if the language is empty)
 
 	// loose: trimmed (every state can reach acceptance) but possibly not
-	// minimal, with unreachable states and not numbered canonically
-	// (subtractStrings, and complements of loose DFAs). Splicing and
-	// products do not mind; Compile finishes such a DFA before returning it.
+	// minimal, with classes that could be merged and not numbered
+	// canonically (subtractStrings, and complements of loose DFAs).
+	// Splicing and products do not mind; Compile finishes such a DFA before
+	// returning it.
 	loose bool
 }
 

@@ -182,8 +182,8 @@ func (c *compiler) productAccepts(a, b *DFA) (bool, error) {
 // states plus one state per trie node, leaving the trie for a's own state
 // as soon as the text leaves every literal. Each literal byte gets a class
 // of its own, so a trie edge is one class. The result is loose (see DFA):
-// trimmed, but neither minimized nor renumbered (a minimal a gains at most
-// one state per trie node).
+// trimmed and reachable, its states minimal but for rare cases (below), its
+// classes not merged and its numbering not canonical.
 
 // maxFiniteStrings and maxFiniteBytes bound the literal sets
 // subtractStrings takes; larger ones go through the general product.
@@ -318,7 +318,7 @@ func (c *compiler) subtractStrings(a *DFA, strs [][]byte) (*DFA, error) {
 		classes[b] = uint8(len(reps) - 1)
 	}
 	k := len(reps)
-	// run[t]: a's state after trie node t's string (dead: no pair state).
+	// run[t]: a's state after trie node t's string.
 	run := make([]StateID, len(child))
 	run[0] = a.Start
 	for t := range child {
@@ -328,71 +328,104 @@ func (c *compiler) subtractStrings(a *DFA, strs [][]byte) (*DFA, error) {
 			}
 		}
 	}
-	// A pair state is live when it accepts or leads to a live state: a's
-	// states are (a is trimmed), and children come after their parents, so
-	// one backward pass decides it.
-	live := make([]bool, len(child))
+	// Bottom up (children come after their parents), each trie node gets
+	// the state that stands for it: a's own state when no string a accepts
+	// from there is removed; else dead when nothing is left (the pair
+	// accepts nothing and leads nowhere live); else a pair state, one per
+	// distinct row and accepting flag (trie suffixes shared by several
+	// strings share their states). a being minimal and trimmed, the result
+	// is then minimal too but for pair states that happen to equal states
+	// of a (L(s) and L(s′) differing by removed strings only) and is
+	// trimmed.
+	na := a.NumStates()
+	id := make([]StateID, len(child))
+	var rows []StateID // the pair states' rows, pair state na+i at i*k
+	var accepts []bool
+	sig := make(map[string]StateID)
+	key := make([]byte, 0, 4*k+1)
+	row := make([]StateID, k)
 	for t := len(child) - 1; t >= 0; t-- {
 		s := run[t]
 		if s == DeadState {
+			continue // id 0
+		}
+		removes := final[t] && a.Accept[s]
+		for _, e := range child[t] {
+			removes = removes || id[e.node] != run[e.node]
+		}
+		if !removes {
+			id[t] = s
 			continue
 		}
-		live[t] = a.Accept[s] && !final[t]
-		for _, b := range reps {
-			if live[t] {
-				break
-			}
-			if a.Next(s, b) == DeadState {
-				continue
-			}
-			live[t] = true
-			for _, e := range child[t] {
-				if e.b == b {
-					live[t] = live[e.node]
-					break
-				}
-			}
+		live := a.Accept[s] && !final[t]
+		for cl, b := range reps {
+			row[cl] = a.Next(s, b)
 		}
+		for _, e := range child[t] {
+			row[classes[e.b]] = id[e.node]
+		}
+		key = key[:0]
+		if live {
+			key = append(key, 1)
+		} else {
+			key = append(key, 0)
+		}
+		for _, x := range row {
+			live = live || x != DeadState
+			key = append(key, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+		}
+		if !live {
+			continue // dead: id 0
+		}
+		if p, ok := sig[string(key)]; ok {
+			id[t] = p
+			continue
+		}
+		p := StateID(na + len(accepts))
+		if int(p)+1 > c.opts.MaxDFAStates {
+			return nil, limitErr(ErrTooManyDFAStates, int64(c.opts.MaxDFAStates), int64(p)+1)
+		}
+		if b := (int64(p) + 1) * int64(k) * 4; b > int64(c.opts.MaxDFABytes) {
+			return nil, limitErr(ErrTooManyDFABytes, int64(c.opts.MaxDFABytes), b)
+		}
+		sig[string(key)] = p
+		id[t] = p
+		rows = append(rows, row...)
+		accepts = append(accepts, a.Accept[s] && !final[t])
 	}
-	if !live[0] {
+	if id[0] == DeadState {
 		return emptyDFA(), nil
 	}
-	// The live pair states are numbered after a's.
-	na := a.NumStates()
-	pair := make([]StateID, len(child))
-	n := na
-	for t := range child {
-		if live[t] {
-			pair[t] = StateID(n)
-			n++
+	next := func(s StateID, cl int) StateID {
+		if int(s) >= na {
+			return rows[(int(s)-na)*k+cl]
+		}
+		return a.Next(s, reps[cl])
+	}
+	// Number the states reachable from the start, breadth first.
+	num := make([]StateID, na+len(accepts))
+	order := []StateID{DeadState, id[0]}
+	num[id[0]] = 1
+	for i := 1; i < len(order); i++ {
+		for cl := range k {
+			if x := next(order[i], cl); x != DeadState && num[x] == 0 {
+				num[x] = StateID(len(order))
+				order = append(order, x)
+			}
 		}
 	}
-	if n > c.opts.MaxDFAStates {
-		return nil, limitErr(ErrTooManyDFAStates, int64(c.opts.MaxDFAStates), int64(n))
-	}
-	if b := int64(n) * int64(k) * 4; b > int64(c.opts.MaxDFABytes) {
-		return nil, limitErr(ErrTooManyDFABytes, int64(c.opts.MaxDFABytes), b)
-	}
-	d := &DFA{Classes: classes, NumClasses: k, Trans: make([]StateID, n*k), Accept: make([]bool, n), Start: pair[0], loose: true}
-	for s := 1; s < na; s++ {
-		row := d.Trans[s*k : s*k+k]
-		for cl, b := range reps {
-			row[cl] = a.Next(StateID(s), b)
+	n := len(order)
+	d := &DFA{Classes: classes, NumClasses: k, Trans: make([]StateID, n*k), Accept: make([]bool, n), Start: 1, loose: true}
+	for i := 1; i < n; i++ {
+		s := order[i]
+		for cl := range k {
+			d.Trans[i*k+cl] = num[next(s, cl)]
 		}
-		d.Accept[s] = a.Accept[s]
-	}
-	for t := range child {
-		p := int(pair[t])
-		if p == 0 {
-			continue
+		if int(s) >= na {
+			d.Accept[i] = accepts[int(s)-na]
+		} else {
+			d.Accept[i] = a.Accept[s]
 		}
-		s := int(run[t])
-		row := d.Trans[p*k : p*k+k]
-		copy(row, d.Trans[s*k:s*k+k])
-		for _, e := range child[t] {
-			row[classes[e.b]] = pair[e.node] // 0 when dead
-		}
-		d.Accept[p] = a.Accept[s] && !final[t]
 	}
 	return d, c.poll()
 }
