@@ -652,25 +652,54 @@ func (b *builder) splice1(d *DFA, k int32) (int32, error) {
 			return 0, err
 		}
 	}
+	// The byte ranges of d's classes, in byte order.
+	type classRun struct{ lo, hi, class uint8 }
+	var runs []classRun
+	for c := 0; c < 256; {
+		e := c
+		for e+1 < 256 && d.Classes[e+1] == d.Classes[c] {
+			e++
+		}
+		runs = append(runs, classRun{uint8(c), uint8(e), d.Classes[c]})
+		c = e + 1
+	}
+	// Byte states are shared between the states whose rows have the same
+	// range to the same target (and the same safe-universal flag): rows
+	// that differ from a neighbor's in a few bytes, like the trie states of
+	// subtractStrings, then cost those bytes only, in this splice and in
+	// every stamped copy of it.
+	type byteKey struct {
+		lo, hi byte
+		next   int32
+		univ   bool
+	}
+	shared := make(map[byteKey]int32)
+	var targets []int32
 	for s := 1; s < d.NumStates(); s++ {
-		var targets []int32
-		for lo := 0; lo < 256; {
-			t := d.Next(StateID(s), byte(lo))
-			hi := lo
-			for hi+1 < 256 && d.Next(StateID(s), byte(hi+1)) == t {
-				hi++
+		targets = targets[:0]
+		row := d.Trans[s*d.NumClasses : (s+1)*d.NumClasses]
+		for i := 0; i < len(runs); {
+			t := row[runs[i].class]
+			j := i
+			for j+1 < len(runs) && row[runs[j+1].class] == t {
+				j++
 			}
 			if t != DeadState {
-				bs, err := b.byteState(byte(lo), byte(hi), base+int32(t))
-				if err != nil {
-					return 0, err
-				}
-				if univ[s] {
-					b.m.states[bs].flags = nfaSafeUniversal
+				key := byteKey{runs[i].lo, runs[j].hi, base + int32(t), univ[s]}
+				bs, ok := shared[key]
+				if !ok {
+					var err error
+					if bs, err = b.byteState(key.lo, key.hi, key.next); err != nil {
+						return 0, err
+					}
+					if univ[s] {
+						b.m.states[bs].flags = nfaSafeUniversal
+					}
+					shared[key] = bs
 				}
 				targets = append(targets, bs)
 			}
-			lo = hi + 1
+			i = j + 1
 		}
 		if d.Accept[s] {
 			targets = append(targets, k)

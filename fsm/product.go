@@ -1,6 +1,10 @@
 package fsm
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"slices"
+	"unicode/utf8"
+)
 
 // Products and complements of DFAs.
 //
@@ -333,99 +337,127 @@ func (c *compiler) subtractStrings(a *DFA, strs [][]byte) (*DFA, error) {
 	// from there is removed; else dead when nothing is left (the pair
 	// accepts nothing and leads nowhere live); else a pair state, one per
 	// distinct row and accepting flag (trie suffixes shared by several
-	// strings share their states). a being minimal and trimmed, the result
-	// is then minimal too but for pair states that happen to equal states
-	// of a (L(s) and L(s′) differing by removed strings only) and is
-	// trimmed.
+	// strings share their states). A pair state's row is a's row for its
+	// state of a but for the trie edges that lead elsewhere, so it is kept,
+	// and compared, as those overrides. a being minimal and trimmed, the
+	// result is then minimal too but for pair states that happen to equal
+	// states of a (L(s) and L(s′) differing by removed strings only) and
+	// is trimmed.
+	type override struct {
+		class uint8
+		to    StateID
+	}
+	type pairState struct {
+		s      StateID
+		accept bool
+		over   []override
+	}
 	na := a.NumStates()
 	id := make([]StateID, len(child))
-	var rows []StateID // the pair states' rows, pair state na+i at i*k
-	var accepts []bool
+	var pairs []pairState
 	sig := make(map[string]StateID)
-	key := make([]byte, 0, 4*k+1)
-	row := make([]StateID, k)
+	var key []byte
 	for t := len(child) - 1; t >= 0; t-- {
 		s := run[t]
 		if s == DeadState {
 			continue // id 0
 		}
-		removes := final[t] && a.Accept[s]
+		var over []override
 		for _, e := range child[t] {
-			removes = removes || id[e.node] != run[e.node]
+			if id[e.node] != run[e.node] {
+				over = append(over, override{classes[e.b], id[e.node]})
+			}
 		}
-		if !removes {
+		removes := final[t] && a.Accept[s]
+		if !removes && len(over) == 0 {
 			id[t] = s
 			continue
 		}
-		live := a.Accept[s] && !final[t]
-		for cl, b := range reps {
-			row[cl] = a.Next(s, b)
+		p := pairState{s: s, accept: a.Accept[s] && !final[t], over: over}
+		if !p.accept {
+			live := false // some transition leads to a live state
+			for cl, b := range reps {
+				to := a.Next(s, b)
+				for _, o := range over {
+					if o.class == uint8(cl) {
+						to = o.to
+					}
+				}
+				if live = to != DeadState; live {
+					break
+				}
+			}
+			if !live {
+				continue // dead: id 0
+			}
 		}
-		for _, e := range child[t] {
-			row[classes[e.b]] = id[e.node]
-		}
-		key = key[:0]
-		if live {
+		slices.SortFunc(over, func(x, y override) int { return int(x.class) - int(y.class) })
+		key = binary.LittleEndian.AppendUint32(key[:0], uint32(s))
+		if p.accept {
 			key = append(key, 1)
 		} else {
 			key = append(key, 0)
 		}
-		for _, x := range row {
-			live = live || x != DeadState
-			key = append(key, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+		for _, o := range over {
+			key = binary.LittleEndian.AppendUint32(append(key, o.class), uint32(o.to))
 		}
-		if !live {
-			continue // dead: id 0
-		}
-		if p, ok := sig[string(key)]; ok {
-			id[t] = p
+		if q, ok := sig[string(key)]; ok {
+			id[t] = q
 			continue
 		}
-		p := StateID(na + len(accepts))
-		if int(p)+1 > c.opts.MaxDFAStates {
-			return nil, limitErr(ErrTooManyDFAStates, int64(c.opts.MaxDFAStates), int64(p)+1)
+		q := StateID(na + len(pairs))
+		if int(q)+1 > c.opts.MaxDFAStates {
+			return nil, limitErr(ErrTooManyDFAStates, int64(c.opts.MaxDFAStates), int64(q)+1)
 		}
-		if b := (int64(p) + 1) * int64(k) * 4; b > int64(c.opts.MaxDFABytes) {
+		if b := (int64(q) + 1) * int64(k) * 4; b > int64(c.opts.MaxDFABytes) {
 			return nil, limitErr(ErrTooManyDFABytes, int64(c.opts.MaxDFABytes), b)
 		}
-		sig[string(key)] = p
-		id[t] = p
-		rows = append(rows, row...)
-		accepts = append(accepts, a.Accept[s] && !final[t])
+		sig[string(key)] = q
+		id[t] = q
+		pairs = append(pairs, p)
 	}
 	if id[0] == DeadState {
 		return emptyDFA(), nil
 	}
-	next := func(s StateID, cl int) StateID {
-		if int(s) >= na {
-			return rows[(int(s)-na)*k+cl]
-		}
-		return a.Next(s, reps[cl])
-	}
-	// Number the states reachable from the start, breadth first.
-	num := make([]StateID, na+len(accepts))
+	// Number the states reachable from the start, breadth first, and fill
+	// their rows.
+	num := make([]StateID, na+len(pairs))
 	order := []StateID{DeadState, id[0]}
 	num[id[0]] = 1
+	var trans []StateID
+	accept := []bool{false}
+	zero := make([]StateID, k)
+	trans = append(trans, zero...)
 	for i := 1; i < len(order); i++ {
+		s, acc := order[i], false
+		var over []override
+		if int(s) >= na {
+			p := &pairs[int(s)-na]
+			s, acc, over = p.s, p.accept, p.over
+		} else {
+			acc = a.Accept[s]
+		}
+		accept = append(accept, acc)
+		row := len(trans)
+		trans = append(trans, zero...)
+		for cl, b := range reps {
+			trans[row+cl] = a.Next(s, b)
+		}
+		for _, o := range over {
+			trans[row+int(o.class)] = o.to
+		}
 		for cl := range k {
-			if x := next(order[i], cl); x != DeadState && num[x] == 0 {
+			x := trans[row+cl]
+			if x != DeadState && num[x] == 0 {
 				num[x] = StateID(len(order))
 				order = append(order, x)
 			}
+			trans[row+cl] = x // renumbered below, once every state has a number
 		}
 	}
-	n := len(order)
-	d := &DFA{Classes: classes, NumClasses: k, Trans: make([]StateID, n*k), Accept: make([]bool, n), Start: 1, loose: true}
-	for i := 1; i < n; i++ {
-		s := order[i]
-		for cl := range k {
-			d.Trans[i*k+cl] = num[next(s, cl)]
-		}
-		if int(s) >= na {
-			d.Accept[i] = accepts[int(s)-na]
-		} else {
-			d.Accept[i] = a.Accept[s]
-		}
+	for i, x := range trans {
+		trans[i] = num[x]
 	}
+	d := &DFA{Classes: classes, NumClasses: k, Trans: trans, Accept: accept, Start: 1, loose: true}
 	return d, c.poll()
 }
