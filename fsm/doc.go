@@ -37,7 +37,13 @@
 // in every slice there without exploring. Its transition table, its NFA
 // and the determinizer's per-NFA-state arrays move once into reserved
 // address space when they get large (reserve.go), so growing them never
-// stalls a mask on a copy.
+// stalls a mask on a copy; released reservations are pooled with their
+// pages committed, and a new constraint starts in pooled ones when it can.
+//
+// A difference with a few strings (an extra key: any string but the
+// declared names) is built by walking a trie of the strings beside the
+// DFA, not by a product (product.go), and nodes that live as long as the
+// process (Pin) keep their DFA across compiles.
 //
 // Every step runs under the budgets in Options (NFA states, DFA states and
 // table bytes, determinization work, repeat counts, nesting depth, a time
