@@ -458,14 +458,7 @@ func TestComplementAndDifference(t *testing.T) {
 			got := mustCompile(t, And(mustParse(t, x), Not(mustParse(t, y))))
 			checkDFA(t, got)
 			c := newCompiler(Options{})
-			a, err := c.dfaOf(mustParse(t, x))
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := c.dfaOf(mustParse(t, y))
-			if err != nil {
-				t.Fatal(err)
-			}
+			a, b := mustDFAOf(t, c, mustParse(t, x)), mustDFAOf(t, c, mustParse(t, y))
 			nb, err := c.complement(b)
 			if err != nil {
 				t.Fatal(err)
@@ -503,15 +496,7 @@ func TestSubtractStrings(t *testing.T) {
 			got := mustCompile(t, And(mustParse(t, x), Not(y)))
 			checkDFA(t, got)
 			c := newCompiler(Options{})
-			a, err := c.dfaOf(mustParse(t, x))
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := c.dfaOf(y)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := c.difference(a, b)
+			want, err := c.difference(mustDFAOf(t, c, mustParse(t, x)), mustDFAOf(t, c, y))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -522,10 +507,7 @@ func TestSubtractStrings(t *testing.T) {
 			}
 			// Unfinished, it is as small: every state it has is spliced
 			// (and stamped per any-order subset) into lazy NFAs.
-			raw, err := newCompiler(Options{}).dfaOf(And(mustParse(t, x), Not(y)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			raw := mustDFAOf(t, newCompiler(Options{}), And(mustParse(t, x), Not(y)))
 			if raw.NumStates() != want.NumStates() {
 				t.Errorf("%s ∧ ¬(%s): the trie difference has %d states, the minimal DFA %d", x, y, raw.NumStates(), want.NumStates())
 			}
@@ -560,4 +542,14 @@ func TestPinnedDFA(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Code != ErrTooManyDFAStates {
 		t.Errorf("a pinned DFA over the budget: got %v, want %s", err, ErrTooManyDFAStates)
 	}
+}
+
+// mustDFAOf compiles n with c.
+func mustDFAOf(t testing.TB, c *compiler, n *Node) *DFA {
+	t.Helper()
+	d, err := c.dfaOf(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
