@@ -553,3 +553,25 @@ func mustDFAOf(t testing.TB, c *compiler, n *Node) *DFA {
 	}
 	return d
 }
+
+// TestPinnedDFAConcurrent compiles differences of one pinned node from
+// several goroutines (run with -race): the shared DFA is only read.
+func TestPinnedDFAConcurrent(t *testing.T) {
+	str := Pin(Cat(Lit(`"`), Star(RuneClass(RuneRange{'a', 'z'})), Lit(`"`)))
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			name := `"` + strings.Repeat("ab", i+1) + `"`
+			d, err := Compile(Diff(str, Lit(name)), Options{})
+			if err == nil && (Matches(d, []byte(name)) || !Matches(d, []byte(`"x"`))) {
+				err = fmt.Errorf("%s: wrong language", name)
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

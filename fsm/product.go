@@ -119,9 +119,9 @@ func (c *compiler) complement(d *DFA) (*DFA, error) {
 	return nd, err
 }
 
-// raw returns d as a raw DFA for finish.
+// raw returns a copy of d as a raw DFA for finish (d may be shared: Pin).
 func (d *DFA) raw() *rawDFA {
-	r := &rawDFA{classes: d.Classes, k: d.NumClasses, trans: make([]int32, len(d.Trans)), accept: d.Accept, start: int32(d.Start)}
+	r := &rawDFA{classes: d.Classes, k: d.NumClasses, trans: make([]int32, len(d.Trans)), accept: slices.Clone(d.Accept), start: int32(d.Start)}
 	for i, t := range d.Trans {
 		r.trans[i] = int32(t)
 	}
