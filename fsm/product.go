@@ -197,9 +197,9 @@ const (
 )
 
 // finiteStrings returns the strings of n when n is built from literals,
-// ε, concatenation, alternation and small byte and rune sets and its language has at
-// most maxFiniteStrings strings of maxFiniteBytes bytes in all; ok is false
-// otherwise (the caller then takes the general path).
+// ε, concatenation, alternation and small byte and rune sets, and its
+// language has at most maxFiniteStrings strings of maxFiniteBytes bytes in
+// all; ok is false otherwise (the caller then takes the general path).
 func finiteStrings(n *Node) (strs [][]byte, ok bool) {
 	var total int
 	var rec func(n *Node, depth int) ([][]byte, bool)
@@ -446,15 +446,14 @@ func (c *compiler) subtractStrings(a *DFA, strs [][]byte) (*DFA, error) {
 		for _, o := range over {
 			trans[row+int(o.class)] = o.to
 		}
-		for cl := range k {
-			x := trans[row+cl]
+		for _, x := range trans[row : row+k] {
 			if x != DeadState && num[x] == 0 {
 				num[x] = StateID(len(order))
 				order = append(order, x)
 			}
-			trans[row+cl] = x // renumbered below, once every state has a number
 		}
 	}
+	// Renumber the targets, now that every state has its number.
 	for i, x := range trans {
 		trans[i] = num[x]
 	}
