@@ -47,7 +47,9 @@ var nfaTests = []struct {
 	{`a*`, "start 2\n0 fail\n1 match\n2 eps -> 3 1\n3 byte 61 -> 2\n"},
 	{`a{2,3}`, "start 5\n0 fail\n1 match\n2 byte 61 -> 1\n3 eps -> 2 1\n4 byte 61 -> 3\n5 byte 61 -> 4\n"},
 	{`[a-c\x{e9}]`, "start 5\n0 fail\n1 match\n2 byte 61-63 -> 1\n3 byte A9 -> 1\n4 byte C3 -> 3\n5 eps -> 2 4\n"},
-	{`\y{00,FF}`, "start 4\n0 fail\n1 match\n2 byte 00 -> 1\n3 byte FF -> 1\n4 eps -> 2 3\n"},
+	// A byte class of several ranges is one set state.
+	{`\y{00,FF}`, "start 2\n0 fail\n1 match\n2 set 00,FF -> 1\n"},
+	{`\y{09-0A,0D,20}{0,2}`, "start 5\n0 fail\n1 match\n2 set 09-0A,0D,20 -> 1\n3 eps -> 2 1\n4 set 09-0A,0D,20 -> 3\n5 eps -> 4 1\n"},
 }
 
 func TestNFAString(t *testing.T) {

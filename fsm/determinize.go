@@ -127,6 +127,7 @@ func (t *setTable) grow() {
 type subsets struct {
 	m       *nfa
 	classes [256]uint8
+	rep     [256]byte // each class's least byte
 	k       int
 	live    []bool // NFA states that can reach the match state (nil: all do)
 	t       setTable
@@ -148,6 +149,7 @@ type subsets struct {
 	dfs, ss            stampSet
 	stack, one, buf    []int32
 	buckets            [][]int32
+	touched            []int32 // row's classes with a non-empty bucket
 }
 
 // newSubsets prepares the subset construction of m: byte classes, the
@@ -166,10 +168,14 @@ func newSubsets(m *nfa, maxStates int, maxBytes int64) *subsets {
 			bound[int(st.hi)+1] = true
 		}
 	}
+	for i := range m.sets {
+		m.sets[i].runs(func(lo, hi byte) { bound[lo], bound[int(hi)+1] = true, true })
+	}
 	cls := -1
 	for b := range 256 {
 		if b == 0 || bound[b] {
 			cls++
+			s.rep[cls] = byte(b)
 		}
 		s.classes[b] = uint8(cls)
 	}
@@ -205,7 +211,7 @@ func (m *nfa) coreachable() []bool {
 	for i := range m.states {
 		st := &m.states[i]
 		switch st.kind {
-		case nfaByte:
+		case nfaByte, nfaSet:
 			deg[st.next+1]++
 		case nfaEps:
 			for _, t := range m.targets(st) {
@@ -221,7 +227,7 @@ func (m *nfa) coreachable() []bool {
 	for i := range m.states {
 		st := &m.states[i]
 		switch st.kind {
-		case nfaByte:
+		case nfaByte, nfaSet:
 			pred[pos[st.next]] = int32(i)
 			pos[st.next]++
 		case nfaEps:
@@ -379,37 +385,54 @@ func (s *subsets) start() (int32, error) {
 func (s *subsets) row(d int32, dst []int32) ([]int32, int, error) {
 	set := s.t.get(d)
 	work := len(set)
+	// Only the classes some byte state of d covers are visited (touched):
+	// most states (a key's next letter, a digit) move on a few of the
+	// classes, and the others are dead.
+	touched := s.touched[:0]
 	for _, q := range set {
 		st := &s.m.states[q]
-		if st.kind != nfaByte {
+		var bs *byteSet
+		switch st.kind {
+		case nfaByte:
+		case nfaSet:
+			bs = &s.m.sets[st.n]
+		default:
 			continue
 		}
 		for cl := int(s.classes[st.lo]); cl <= int(s.classes[st.hi]); cl++ {
+			if bs != nil && !bs.has(s.rep[cl]) {
+				continue // a class is wholly in the set or out of it
+			}
+			if len(s.buckets[cl]) == 0 {
+				touched = append(touched, int32(cl))
+			}
 			s.buckets[cl] = append(s.buckets[cl], st.next)
 		}
 	}
-	defer func() {
-		for cl := range s.k {
-			s.buckets[cl] = s.buckets[cl][:0]
+	slices.Sort(touched)
+	s.touched = touched
+	base := len(dst)
+	dst = slices.Grow(dst, s.k)[:base+s.k]
+	clear(dst[base:])
+	var err error
+	for i, cl := range touched {
+		b := s.buckets[cl]
+		if i > 0 && touched[i-1] == cl-1 && slices.Equal(b, s.buckets[cl-1]) {
+			dst[base+int(cl)] = dst[base+int(cl)-1]
+			continue
 		}
-	}()
-	for cl := range s.k {
-		switch {
-		case len(s.buckets[cl]) == 0:
-			dst = append(dst, 0)
-		case cl > 0 && slices.Equal(s.buckets[cl], s.buckets[cl-1]):
-			dst = append(dst, dst[len(dst)-1])
-		default:
-			next := s.closure(s.buckets[cl])
-			work += len(next) + len(s.buckets[cl])
-			id, err := s.state(next)
-			if err != nil {
-				return dst, work, err
-			}
-			dst = append(dst, id)
+		next := s.closure(b)
+		work += len(next) + len(b)
+		var id int32
+		if id, err = s.state(next); err != nil {
+			break
 		}
+		dst[base+int(cl)] = id
 	}
-	return dst, work, nil
+	for _, cl := range touched {
+		s.buckets[cl] = s.buckets[cl][:0]
+	}
+	return dst, work, err
 }
 
 // memoryBytes estimates the memory held by the construction.

@@ -28,6 +28,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // lazyDet is a lazy constraint's determinizer: the subset construction of
@@ -192,9 +193,7 @@ func (l *lazyDet) expand(c *Constraint, q StateID) (*table, error) {
 	}
 	k := c.k
 	out := t.trans[int(q)*k : int(q)*k+k]
-	for cl, id := range row {
-		atomic.StoreUint32(&out[cl], uint32(id)*uint32(k))
-	}
+	storeRow(out, row, uint32(k))
 	info := c.rowInfo(out, t.accept[q])
 	if l.s.safeUniversal(l.s.t.get(int32(q))) {
 		info |= stateSafeUniversal
@@ -205,3 +204,32 @@ func (l *lazyDet) expand(c *Constraint, q StateID) (*table, error) {
 	}
 	return t, nil
 }
+
+// storeRow publishes a row computed by expand: out[cl] = row[cl]·k. Walkers
+// read the entries concurrently with atomic loads, so each entry is stored
+// atomically, two at a time where they share an aligned word (an atomic
+// store is a locked instruction on amd64, and a row is dozens of entries).
+func storeRow(out []uint32, row []int32, k uint32) {
+	i := 0
+	if len(out) > 0 && uintptr(unsafe.Pointer(&out[0]))&7 != 0 {
+		atomic.StoreUint32(&out[0], uint32(row[0])*k)
+		i = 1
+	}
+	for ; i+1 < len(out); i += 2 {
+		a, b := uint64(uint32(row[i])*k), uint64(uint32(row[i+1])*k)
+		v := a | b<<32
+		if !littleEndian {
+			v = b | a<<32
+		}
+		atomic.StoreUint64((*uint64)(unsafe.Pointer(&out[i])), v)
+	}
+	if i < len(out) {
+		atomic.StoreUint32(&out[i], uint32(row[i])*k)
+	}
+}
+
+// littleEndian reports the byte order storeRow packs two entries in.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()

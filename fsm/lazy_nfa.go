@@ -232,13 +232,19 @@ func (b *builder) collectBounds() {
 		return
 	}
 	bound := new([257]bool)
+	// A node with one parent is reached once per visit of its parent, so
+	// only shared nodes and the lazy items' own nodes (Defer and Perm
+	// nodes, which can be items and descendants of items at once) need
+	// the seen set.
 	seen := make(map[*Node]bool)
 	var walk func(n *Node)
 	walk = func(n *Node) {
-		if seen[n] {
-			return
+		if n.shared() || n.Op == OpDefer || n.Op == OpPerm {
+			if seen[n] {
+				return
+			}
+			seen[n] = true
 		}
-		seen[n] = true
 		switch n.Op {
 		case OpLiteral:
 			for _, c := range n.Lit {

@@ -455,3 +455,31 @@ func TestPoolAccounting(t *testing.T) {
 		t.Errorf("kept page holds %d (want the old 2), dropped page %d (want 0)", r.mem[2*page], r.mem[2<<20])
 	}
 }
+
+// TestStoreRow: a row is stored whole, premultiplied, at every alignment
+// (pairs of entries go out as one word) and every length, and nothing
+// beside it is touched.
+func TestStoreRow(t *testing.T) {
+	buf := make([]uint32, 16)
+	for off := range 3 {
+		for n := range 6 {
+			for i := range buf {
+				buf[i] = unknownState
+			}
+			row := make([]int32, n)
+			for i := range row {
+				row[i] = int32(i*7 + 1)
+			}
+			storeRow(buf[off:off+n], row, 5)
+			for i, v := range buf {
+				want := uint32(unknownState)
+				if i >= off && i < off+n {
+					want = uint32(row[i-off]) * 5
+				}
+				if v != want {
+					t.Fatalf("offset %d length %d: buf[%d] = %d, want %d", off, n, i, v, want)
+				}
+			}
+		}
+	}
+}

@@ -37,6 +37,11 @@ const (
 	// determinizer's closure builds it on first contact (builder.expand),
 	// which turns it into an epsilon state.
 	nfaLazy
+	// nfaSet moves on any byte of a set with more than one range (a class
+	// like JSON whitespace, [ \t\n\r]): one state where byte states would
+	// need one per range and an epsilon state to join them. n indexes
+	// nfa.sets; lo and hi are the set's least and greatest bytes.
+	nfaSet
 )
 
 // nfaState is 12 bytes: byte states use lo, hi and next; epsilon states
@@ -45,10 +50,31 @@ const (
 // JSON string body (safe.go).
 type nfaState struct {
 	kind   nfaKind
-	lo, hi byte  // nfaByte: the byte range
+	lo, hi byte  // nfaByte: the byte range; nfaSet: the least and greatest byte
 	flags  uint8 // nfaByte: nfaSafeUniversal, nfaSafeLoop
-	next   int32 // nfaByte: the successor; nfaEps: offset into nfa.eps
-	n      int32 // nfaEps: number of targets
+	next   int32 // nfaByte, nfaSet: the successor; nfaEps: offset into nfa.eps
+	n      int32 // nfaEps: number of targets; nfaSet: index into nfa.sets
+}
+
+// byteSet is a set of bytes, bit b of word b/64.
+type byteSet [4]uint64
+
+func (bs *byteSet) has(b byte) bool { return bs[b>>6]&(1<<(b&63)) != 0 }
+
+// runs calls f with each maximal range of consecutive bytes in bs.
+func (bs *byteSet) runs(f func(lo, hi byte)) {
+	for b := 0; b < 256; {
+		if !bs.has(byte(b)) {
+			b++
+			continue
+		}
+		e := b
+		for e+1 < 256 && bs.has(byte(e+1)) {
+			e++
+		}
+		f(byte(b), byte(e))
+		b = e + 1
+	}
 }
 
 const (
@@ -69,6 +95,8 @@ type nfa struct {
 	b *builder
 	// maxStates is the most states the NFA may grow to (MaxNFAStates).
 	maxStates int
+	// sets holds the byte sets of nfaSet states (stamped copies share them).
+	sets []byteSet
 	// bounds holds the byte-class boundaries of the fragments not built
 	// yet (collected from their AST when the NFA has lazy states), so the
 	// classes computed before they exist stay valid: a boundary at b means
@@ -95,6 +123,17 @@ func (m *nfa) String() string {
 			if s.hi != s.lo {
 				b.WriteString("-" + hex2(s.hi))
 			}
+			b.WriteString(" -> " + strconv.Itoa(int(s.next)))
+		case nfaSet:
+			b.WriteString(" set")
+			sep := " "
+			m.sets[s.n].runs(func(lo, hi byte) {
+				b.WriteString(sep + hex2(lo))
+				if hi != lo {
+					b.WriteString("-" + hex2(hi))
+				}
+				sep = ","
+			})
 			b.WriteString(" -> " + strconv.Itoa(int(s.next)))
 		case nfaEps:
 			if i == int(nfaFail) {
@@ -139,8 +178,10 @@ type builder struct {
 	// first builds of nodes built with many continuations (repeated
 	// nodes, Perm members, Defer operands; see stamped) and of spliced
 	// DFAs, stamped for the later continuations
-	frags   map[*Node]*fragment
-	splices map[*DFA]*fragment
+	setIndex   map[byteSet]int32 // index of each set in m.sets
+	frags      map[*Node]*fragment
+	splices    map[*DFA]*fragment
+	spliceList []spliceByte // splice1's lists, kept for reuse
 
 	// Lazy fragments (OpDefer, OpPerm): the placeholders' items, the
 	// placeholder of each item, the built Perm subset states, and the
@@ -180,6 +221,24 @@ func (b *builder) add(s nfaState) (int32, error) {
 	}
 	b.m.states = append(b.growStates(1), s)
 	return int32(len(b.m.states) - 1), nil
+}
+
+// setState adds an nfaSet state moving on the bytes of set (lo and hi its
+// least and greatest) to next.
+func (b *builder) setState(set *byteSet, lo, hi byte, next int32) (int32, error) {
+	if next == nfaFail {
+		return nfaFail, nil
+	}
+	i, ok := b.setIndex[*set]
+	if !ok {
+		if b.setIndex == nil {
+			b.setIndex = make(map[byteSet]int32)
+		}
+		i = int32(len(b.m.sets))
+		b.m.sets = append(b.m.sets, *set)
+		b.setIndex[*set] = i
+	}
+	return b.add(nfaState{kind: nfaSet, lo: lo, hi: hi, next: next, n: i})
 }
 
 func (b *builder) byteState(lo, hi byte, next int32) (int32, error) {
@@ -307,18 +366,26 @@ func (b *builder) build1(n *Node, k int32) (int32, error) {
 		}
 		return s, nil
 	case OpBytes:
-		targets := make([]int32, 0, len(n.Bytes))
+		var set byteSet
+		ranges := 0
+		lo, hi := byte(255), byte(0)
 		for _, r := range n.Bytes {
 			if r.Lo > r.Hi {
 				continue
 			}
-			s, err := b.byteState(r.Lo, r.Hi, k)
-			if err != nil {
-				return 0, err
+			ranges++
+			lo, hi = min(lo, r.Lo), max(hi, r.Hi)
+			for c := int(r.Lo); c <= int(r.Hi); c++ {
+				set[c>>6] |= 1 << (c & 63)
 			}
-			targets = append(targets, s)
 		}
-		return b.split(targets)
+		switch {
+		case ranges == 0:
+			return nfaFail, nil
+		case ranges == 1:
+			return b.byteState(lo, hi, k)
+		}
+		return b.setState(&set, lo, hi, k)
 	case OpRunes:
 		return b.runes(n, k)
 	case OpConcat:
@@ -524,7 +591,7 @@ func (b *builder) stamp(f *fragment, k int32) (int32, error) {
 	for i := f.lo; i < f.hi; i++ {
 		st := b.m.states[i]
 		switch st.kind {
-		case nfaByte:
+		case nfaByte, nfaSet:
 			st.next = reloc(st.next)
 		case nfaEps:
 			st.next += epsDelta
@@ -644,6 +711,15 @@ func (b *builder) splice(d *DFA, k int32) (int32, error) {
 	return stampedBy(b, &b.splices, d, k, func(exit int32) (int32, error) { return b.splice1(d, exit) })
 }
 
+// spliceByte is a byte state splice1 made: its range, flag and state, and
+// the next one with the same target.
+type spliceByte struct {
+	lo, hi byte
+	univ   bool
+	bs     int32
+	next   int32
+}
+
 func (b *builder) splice1(d *DFA, k int32) (int32, error) {
 	univ := safeUniversalStates(d)
 	base := int32(len(b.m.states)) - 1 // DFA state s ≥ 1 becomes base+s
@@ -667,13 +743,11 @@ func (b *builder) splice1(d *DFA, k int32) (int32, error) {
 	// range to the same target (and the same safe-universal flag): rows
 	// that differ from a neighbor's in a few bytes, like the trie states of
 	// subtractStrings, then cost those bytes only, in this splice and in
-	// every stamped copy of it.
-	type byteKey struct {
-		lo, hi byte
-		next   int32
-		univ   bool
-	}
-	shared := make(map[byteKey]int32)
+	// every stamped copy of it. The byte states made so far are listed per
+	// target (head[t], chained through next): a target is reached over a
+	// few ranges, so a list beats hashing.
+	head := slices.Repeat([]int32{-1}, d.NumStates())
+	list := b.spliceList[:0]
 	var targets []int32
 	for s := 1; s < d.NumStates(); s++ {
 		targets = targets[:0]
@@ -685,17 +759,25 @@ func (b *builder) splice1(d *DFA, k int32) (int32, error) {
 				j++
 			}
 			if t != DeadState {
-				key := byteKey{runs[i].lo, runs[j].hi, base + int32(t), univ[s]}
-				bs, ok := shared[key]
-				if !ok {
+				lo, hi := runs[i].lo, runs[j].hi
+				bs := int32(-1)
+				for e := head[t]; e >= 0; e = list[e].next {
+					if x := &list[e]; x.lo == lo && x.hi == hi && x.univ == univ[s] {
+						bs = x.bs
+						break
+					}
+				}
+				if bs < 0 {
 					var err error
-					if bs, err = b.byteState(key.lo, key.hi, key.next); err != nil {
+					if bs, err = b.byteState(lo, hi, base+int32(t)); err != nil {
+						b.spliceList = list
 						return 0, err
 					}
 					if univ[s] {
 						b.m.states[bs].flags = nfaSafeUniversal
 					}
-					shared[key] = bs
+					list = append(list, spliceByte{lo, hi, univ[s], bs, head[t]})
+					head[t] = int32(len(list) - 1)
 				}
 				targets = append(targets, bs)
 			}
@@ -706,5 +788,6 @@ func (b *builder) splice1(d *DFA, k int32) (int32, error) {
 		}
 		b.setTargets(base+int32(s), targets)
 	}
+	b.spliceList = list
 	return base + int32(d.Start), nil
 }
