@@ -117,6 +117,23 @@ func (c *compiler) poll() error {
 	return nil
 }
 
+// lazyNFAOf is nfaOf for a lazy constraint: the deferred operands are
+// prebuilt while the NFA is small (builder.prebuild). A prebuild that
+// fails (a budget) leaves a half-built builder, so the NFA is built again
+// without it: the operand that failed fails again only if a generation
+// reaches it.
+func (c *compiler) lazyNFAOf(n *Node) (*nfa, error) {
+	m, err := c.nfaOf(n)
+	if err != nil || c.opts.NoPrebuild || m.b == nil || len(m.b.lazy) == 0 {
+		return m, err
+	}
+	limit := min(prebuildFactor*len(m.states)+prebuildExtra, prebuildStates, c.opts.MaxNFAStates/4)
+	if err := m.b.prebuild(limit); err == nil {
+		return m, nil
+	}
+	return c.nfaOf(n)
+}
+
 func (c *compiler) nfaOf(n *Node) (*nfa, error) {
 	b := newBuilder(c)
 	start, err := b.build(n, nfaAccept)

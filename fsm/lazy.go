@@ -69,7 +69,7 @@ func CompileConstraint(n *Node, ti *TokenIndex, opts Options, copts ConstraintOp
 		before = st.NFATime + st.DetTime + st.MinTime
 	}
 	t0 := time.Now()
-	m, err := c.nfaOf(n)
+	m, err := c.lazyNFAOf(n)
 	if err != nil {
 		return nil, err
 	}

@@ -268,3 +268,53 @@ func (b *builder) collectBounds() {
 	}
 	b.m.bounds = bound
 }
+
+// The NFA prebuild may grow to: prebuildFactor times the states built
+// eagerly plus prebuildExtra, at most prebuildStates. Prebuilding moves
+// work from the masks into the time to the first mask, and much of it is
+// for operands no generation reaches (optional properties left out), so
+// the budget grows with the schema's top level. On MaskBench (bench/README)
+// it took TBM p99 from ~225 to ~190 µs for TTFM p50 from ~560 to ~790 µs;
+// factors 1 and 2 gave less for nearly the same TTFM.
+const (
+	prebuildFactor = 4
+	prebuildExtra  = 512
+	prebuildStates = 1 << 15
+)
+
+// prebuild builds the first instance of deferred operands before
+// determinization starts, shallowest first (the placeholders in the order
+// they were made), while the NFA has fewer than limit states. The first
+// build of an operand (a nested object's member keys, its extra keys'
+// difference automaton, spliced format and pattern DFAs) costs several
+// times a stamped copy, and a generation meets it in the middle of a mask;
+// built here it is paid once, in the compile, and every place that reaches
+// the operand stamps a copy (stamped). The instances built here continue
+// at ∅: nothing reaches them but the stamps. Operands past the budget are
+// built the first time a generation reaches them, as before.
+//
+// Optional members' values are prebuilt too, though an output skips most
+// of them: leaving them out kept a third of the gain for half the cost
+// (MaskBench, bench/README).
+//
+// An error leaves the builder half way through a fragment (memo entries
+// pointing at states without their targets), so the caller must drop the
+// builder.
+func (b *builder) prebuild(limit int) error {
+	for i := 0; i < len(b.lazy) && len(b.m.states) < limit; i++ {
+		it := b.lazy[i]
+		if it.n.Op != OpDefer {
+			continue
+		}
+		x := it.n.Subs[0]
+		if _, ok := b.frags[x]; ok {
+			continue
+		}
+		f, err := b.instance(nfaFail, func(exit int32) (int32, error) { return b.build(x, exit) })
+		if err != nil {
+			return err
+		}
+		b.frags[x] = f
+	}
+	return nil
+}

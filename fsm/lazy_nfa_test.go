@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -181,15 +182,92 @@ func TestDeferSameLanguage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lazy, err := CompileConstraint(n, ti, Options{}, ConstraintOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rng := rand.New(rand.NewPCG(7, uint64(i)))
-			for walk := range 12 {
-				compareWalk(t, ti, eager.NewMatcher(), lazy.NewMatcher(), rng, fmt.Sprintf("walk %d", walk))
+			// Prebuilt operands (the default) and operands all built when
+			// first reached.
+			for _, np := range []bool{false, true} {
+				lazy, err := CompileConstraint(n, ti, Options{NoPrebuild: np}, ConstraintOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rng := rand.New(rand.NewPCG(7, uint64(i)))
+				for walk := range 12 {
+					compareWalk(t, ti, eager.NewMatcher(), lazy.NewMatcher(), rng, fmt.Sprintf("no-prebuild %v walk %d", np, walk))
+				}
 			}
 		})
+	}
+}
+
+// TestPrebuild: the compile builds the deferred operands' first instances
+// (every one here, within the budget) unless NoPrebuild says not to; a
+// prebuild that runs into a budget is dropped, and the operand that did not
+// fit fails only when a generation reaches it.
+func TestPrebuild(t *testing.T) {
+	obj := deferCases(t)[7]
+	for _, np := range []bool{false, true} {
+		c := newCompiler(Options{NoPrebuild: np})
+		m, err := c.lazyNFAOf(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		operands, built := map[*Node]bool{}, 0
+		for _, it := range m.b.lazy {
+			if x := it.n.Subs; it.n.Op == OpDefer && !operands[x[0]] {
+				operands[x[0]] = true
+				if m.b.frags[x[0]] != nil {
+					built++
+				}
+			}
+		}
+		// The values of a, b and d (the extra value is b's operand), and,
+		// once b's is built, the array items of that any-value; c's value
+		// is ∅ and has no placeholder.
+		wantOps, wantBuilt := 4, 4
+		if np {
+			wantOps, wantBuilt = 3, 0
+		}
+		if len(operands) != wantOps || built != wantBuilt {
+			t.Errorf("NoPrebuild %v: %d of %d deferred operands prebuilt, want %d of %d", np, built, len(operands), wantBuilt, wantOps)
+		}
+	}
+
+	// A deferred operand too large for the NFA budget, deeper than the
+	// first mask looks: the prebuild fails and is dropped, the constraint
+	// compiles, the branch without the operand works, and the one that
+	// reaches it fails with the NFA budget's error.
+	ti := tokCl100kIndex(t)
+	long := "c" + strings.Repeat("9", 40)
+	n := Alt(Lit("ab"), Cat(Lit(long), Defer(mustParse(t, `[a-z]{0,3000}`))))
+	c, err := CompileConstraint(n, ti, Options{MaxNFAStates: 4000}, ConstraintOptions{})
+	if err != nil {
+		t.Fatalf("CompileConstraint = %v, want the constraint (the prebuild's error dropped)", err)
+	}
+	byteTok := func(b byte) TokenID { return TokenID(100277 + int(b)) } // cl100k's byte tokens
+	m := c.NewMatcher()
+	for _, b := range []byte("ab") {
+		if err := m.Accept(byteTok(b)); err != nil {
+			t.Fatalf("Accept(%q) = %v", b, err)
+		}
+	}
+	if !m.IsAccepting() {
+		t.Error(`"ab" not accepted`)
+	}
+	m = c.NewMatcher()
+	w := make([]uint64, ti.MaskWords())
+	for _, b := range []byte(long) {
+		if err = m.FillMask(w); err == nil {
+			err = m.Accept(byteTok(b))
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = m.FillMask(w)
+	}
+	var fe *Error
+	if !errors.As(err, &fe) || fe.Code != ErrTooManyNFAStates {
+		t.Errorf("after %q: %v, want ErrTooManyNFAStates", long, err)
 	}
 }
 

@@ -56,6 +56,13 @@ func TestLazyMatchesEager(t *testing.T) {
 			for walk := range 12 {
 				compareWalk(t, ti, eager.NewMatcher(), lazy.NewMatcher(), rng, fmt.Sprintf("walk %d", walk))
 			}
+			unbuilt, err := CompileConstraint(tc.n, ti, Options{NoPrebuild: true}, ConstraintOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for walk := range 6 {
+				compareWalk(t, ti, eager.NewMatcher(), unbuilt.NewMatcher(), rng, fmt.Sprintf("no-prebuild walk %d", walk))
+			}
 			if st := lazy.Stats(); st.States < 2 || st.MasksComputed < 1 || lazy.MemoryBytes() <= 0 {
 				t.Errorf("lazy stats = %+v, memory %d", st, lazy.MemoryBytes())
 			}

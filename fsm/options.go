@@ -32,6 +32,13 @@ type Options struct {
 	// NoMinimize skips Hopcroft minimization (trimming still happens). Only
 	// for debugging and for measuring what minimization buys.
 	NoMinimize bool
+
+	// NoPrebuild leaves every deferred operand of a lazy constraint
+	// (CompileConstraint) to be built when a generation first reaches it,
+	// instead of prebuilding the first ones in the compile (see
+	// builder.prebuild): a quicker first mask, slower first visits. For
+	// measuring what prebuilding buys, and for tests of both paths.
+	NoPrebuild bool
 }
 
 // Default budgets. They are sized for JSON-Schema constraints on a small

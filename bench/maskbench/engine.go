@@ -41,7 +41,7 @@ func newEngine(cfg config) (engine, error) {
 			if cfg.phases {
 				e.ph = &phases{}
 			}
-			e.eager = cfg.eager
+			e.eager, e.noPrebuild = cfg.eager, cfg.noPrebuild
 		}
 		return e, err
 	case "llamacpp":
@@ -59,6 +59,8 @@ type conformEngine struct {
 	gopts grammar.Options
 	ph    *phases // nil unless -phases
 	eager bool    // -eager: whole minimized DFA before the first mask
+	// -no-prebuild: every deferred operand built when first reached
+	noPrebuild bool
 }
 
 func newConformEngine(path string, gopts grammar.Options) (*conformEngine, error) {
@@ -98,7 +100,7 @@ func (e *conformEngine) compile(schema []byte, deadline time.Time) (compiled, er
 	}
 	t1 := time.Now()
 	var st fsm.Stats
-	opts := fsm.Options{Timeout: time.Until(deadline), Stats: &st}
+	opts := fsm.Options{Timeout: time.Until(deadline), Stats: &st, NoPrebuild: e.noPrebuild}
 	var c *fsm.Constraint
 	if e.eager {
 		d, err := fsm.Compile(res.Node, opts)

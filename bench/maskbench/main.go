@@ -44,6 +44,7 @@ func main() {
 	flag.IntVar(&cfg.maxDepth, "max-depth", 0, "grammar MaxDepth, recursion unrolling (0 = the grammar default)")
 	flag.BoolVar(&cfg.phases, "phases", false, "print where time to first mask goes, by phase (conform engine)")
 	flag.BoolVar(&cfg.eager, "eager", false, "build each schema's whole minimized DFA before the first mask (the pre-lazy path, for comparison)")
+	flag.BoolVar(&cfg.noPrebuild, "no-prebuild", false, "build every deferred operand when a mask first reaches it, none in the compile (for comparison)")
 	order := flag.String("property-order", "any", "object property order the constraint accepts: any (what a validator accepts, which MaskBench's instances need) or schema (the server's default)")
 	idsFile := flag.String("ids", "", "file of schema ids, one per line: run only those")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")

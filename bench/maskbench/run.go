@@ -26,7 +26,7 @@ type config struct {
 	order                                                       grammar.PropertyOrder
 	timeout                                                     time.Duration
 	ids                                                         map[string]bool // -ids: only these schemas
-	verbose, phases, eager                                      bool
+	verbose, phases, eager, noPrebuild                          bool
 }
 
 // entry is one line of dev.jsonl.
