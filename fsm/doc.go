@@ -10,7 +10,8 @@
 //
 //  1. builds a Thompson NFA over bytes by continuation passing, memoized on
 //     (node, continuation), so a sub-node shared in the DAG with the same
-//     continuation is built once; runes become UTF-8 byte sequences;
+//     continuation is built once; runes become UTF-8 byte sequences, and a
+//     byte class of several ranges one state over a byte set;
 //     intersections and complements are built as DFAs and spliced back in as
 //     NFA fragments;
 //  2. determinizes it by subset construction over byte equivalence classes;
@@ -23,7 +24,11 @@
 // reaches it, and Perm (members in any order, each at most once) creates
 // the state for "these members written" the same way, so its 2^n subsets
 // cost only those a text visits. Both have the same language as their
-// plain expansion (tests compare minimized DFAs).
+// plain expansion (tests compare minimized DFAs). A lazy constraint's
+// compile still builds the first instance of the shallowest deferred
+// operands, within a budget that grows with the schema (prebuild, unless
+// Options.NoPrebuild), so a mask that first reaches a property's value
+// stamps a copy instead of building it.
 //
 // CompileConstraint, what the server and the benchmarks use, stops after
 // step 1 for the outer NFA: the constraint determinizes it lazily, creating
