@@ -577,3 +577,63 @@ func TestPinnedDFAConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestSetStates: a byte class of several ranges, built as one set state,
+// has the language of the alternation of its ranges built as byte states
+// (equal canonical minimized DFAs), alone and inside repeats, alternations,
+// intersections, complements and deferred nodes, for random classes that
+// touch 0x00 and 0xFF and ranges that are adjacent after sorting.
+func TestSetStates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	randClass := func() []ByteRange {
+		var rs []ByteRange
+		for range 2 + rng.IntN(5) {
+			lo := byte(rng.IntN(256))
+			switch rng.IntN(6) {
+			case 0:
+				lo = 0
+			case 1:
+				lo = 0xFF
+			}
+			hi := lo
+			if rng.IntN(2) == 0 {
+				hi = byte(min(255, int(lo)+rng.IntN(40)))
+			}
+			rs = append(rs, ByteRange{lo, hi})
+		}
+		return rs
+	}
+	asAlt := func(rs []ByteRange) *Node {
+		var alts []*Node
+		for _, r := range rs {
+			alts = append(alts, ByteClass(r))
+		}
+		return Alt(alts...)
+	}
+	shapes := []func(c, d *Node) *Node{
+		func(c, d *Node) *Node { return c },
+		func(c, d *Node) *Node { return Cat(Repeat(c, 0, 4), Lit("x")) },
+		func(c, d *Node) *Node { return Plus(Alt(Cat(c, d), Lit("ab"))) },
+		func(c, d *Node) *Node { return And(Star(c), Star(d)) },
+		func(c, d *Node) *Node { return Cat(Not(Cat(c, d)), Lit("z")) },
+		func(c, d *Node) *Node { return Cat(Lit("["), Defer(Repeat(c, 1, 3)), Lit("]"), Defer(d)) },
+	}
+	for i := range 60 {
+		a, b := randClass(), randClass()
+		for j, shape := range shapes {
+			set := shape(ByteClass(a...), ByteClass(b...))
+			alt := shape(asAlt(a), asAlt(b))
+			dSet, errSet := Compile(set, Options{})
+			dAlt, errAlt := Compile(alt, Options{})
+			if (errSet == nil) != (errAlt == nil) {
+				t.Fatalf("case %d shape %d: errors %v / %v", i, j, errSet, errAlt)
+			}
+			if errSet != nil {
+				continue
+			}
+			if g, w := dSet.String(), dAlt.String(); g != w {
+				t.Fatalf("case %d shape %d, classes %v %v: set states give\n%s\nranges give\n%s", i, j, a, b, g, w)
+			}
+		}
+	}
+}
