@@ -119,19 +119,13 @@ func (m *nfa) String() string {
 		case nfaLazy:
 			b.WriteString(" lazy")
 		case nfaByte:
-			b.WriteString(" byte " + hex2(s.lo))
-			if s.hi != s.lo {
-				b.WriteString("-" + hex2(s.hi))
-			}
+			b.WriteString(" byte " + hexRange(s.lo, s.hi))
 			b.WriteString(" -> " + strconv.Itoa(int(s.next)))
 		case nfaSet:
 			b.WriteString(" set")
 			sep := " "
 			m.sets[s.n].runs(func(lo, hi byte) {
-				b.WriteString(sep + hex2(lo))
-				if hi != lo {
-					b.WriteString("-" + hex2(hi))
-				}
+				b.WriteString(sep + hexRange(lo, hi))
 				sep = ","
 			})
 			b.WriteString(" -> " + strconv.Itoa(int(s.next)))

@@ -302,12 +302,17 @@ func (p *printer) byteClass(bs []ByteRange) {
 		if i > 0 {
 			p.b.WriteByte(',')
 		}
-		p.b.WriteString(hex2(r.Lo))
-		if r.Hi != r.Lo {
-			p.b.WriteString("-" + hex2(r.Hi))
-		}
+		p.b.WriteString(hexRange(r.Lo, r.Hi))
 	}
 	p.b.WriteString(`}`)
+}
+
+// hexRange writes a byte range as the dumps do: "41" or "41-5A".
+func hexRange(lo, hi byte) string {
+	if hi == lo {
+		return hex2(lo)
+	}
+	return hex2(lo) + "-" + hex2(hi)
 }
 
 func hex2(b byte) string {
@@ -363,10 +368,7 @@ func (p *printer) dump(n *Node) {
 			if i > 0 {
 				p.b.WriteByte(' ')
 			}
-			p.b.WriteString(hex2(r.Lo))
-			if r.Hi != r.Lo {
-				p.b.WriteString("-" + hex2(r.Hi))
-			}
+			p.b.WriteString(hexRange(r.Lo, r.Hi))
 		}
 		p.b.WriteString("}")
 	case OpConcat, OpAlt, OpAnd, OpNot:
