@@ -25,6 +25,10 @@ const (
 	CodeClosed
 	// CodeInvalidConfig is a bad Config given to New.
 	CodeInvalidConfig
+	// CodePanic is a panic recovered while working on the request (a bug):
+	// the request ends, its slot and KV cells are freed, and the runner
+	// goes on. Error.Stack holds the goroutine's stack.
+	CodePanic
 )
 
 var codeNames = map[ErrorCode]string{
@@ -35,6 +39,7 @@ var codeNames = map[ErrorCode]string{
 	CodeSampler:        "sampler",
 	CodeClosed:         "closed",
 	CodeInvalidConfig:  "invalid config",
+	CodePanic:          "panic",
 }
 
 // String returns the code's name.
@@ -46,12 +51,14 @@ func (c ErrorCode) String() string {
 }
 
 // Error is the one error type of this package. Place says where it
-// happened (a field name, or "slot 3"); Err is the underlying cause, if any.
+// happened (a field name, or "slot 3"); Err is the underlying cause, if any;
+// Stack is the stack of a recovered panic (CodePanic), for the log.
 type Error struct {
 	Code  ErrorCode
 	Place string
 	Msg   string
 	Err   error
+	Stack string
 }
 
 // Error formats the error as "runner: <code>: <place>: <msg>: <cause>".

@@ -243,7 +243,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			}
 			continue
 		}
-		r.step()
+		r.guardStep()
 	}
 }
 
@@ -369,7 +369,7 @@ func (r *Runner) start(s *slot, rq *request, reuse int) {
 	r.mu.Unlock()
 	// Tokens forced from the very start go out with the prompt.
 	if rq.Constraint != nil {
-		r.jumpForward(s)
+		r.guard(s, "jumpForward", func() { r.jumpForward(s) })
 	}
 }
 
@@ -482,7 +482,7 @@ func (r *Runner) addStepStats(t0 time.Time, decode time.Duration, prompt int) {
 func (r *Runner) nextAll(work []*slot) {
 	if len(work) <= 1 || !r.cfg.ParallelSampling {
 		for _, s := range work {
-			r.next(s, s.row)
+			r.guard(s, "next", func() { r.next(s, s.row) })
 			s.row = nil
 		}
 		return
@@ -490,9 +490,9 @@ func (r *Runner) nextAll(work []*slot) {
 	r.parallel = true
 	var wg sync.WaitGroup
 	for _, s := range work[1:] {
-		wg.Go(func() { r.next(s, s.row) })
+		wg.Go(func() { r.guard(s, "next", func() { r.next(s, s.row) }) })
 	}
-	r.next(work[0], work[0].row)
+	r.guard(work[0], "next", func() { r.next(work[0], work[0].row) })
 	wg.Wait()
 	r.parallel = false
 	for _, s := range work {

@@ -11,6 +11,7 @@ type Stats struct {
 	Sampled      int64         // output tokens drawn by the sampler
 	Forced       int64         // output tokens forced by constraints (jump-forward)
 	Requests     int64         // requests finished, for any reason
+	Panics       int64         // panics recovered (each ended its requests, CodePanic)
 	StepTime     time.Duration // total time in steps (decode, mask, sampling)
 	MaxStepTime  time.Duration // the longest step
 	DecodeTime   time.Duration // time inside Engine.Decode
