@@ -147,6 +147,15 @@ func (w *sse) data(v any) bool {
 	return true
 }
 
+// fail logs a generation that failed after the stream began and writes its
+// error envelope as an event (the caller then writes [DONE]): the status is
+// already 200, so the event is how the client learns of it.
+func (w *sse) fail(err error) {
+	ae := toAPIError(err)
+	requestLogger(w.c).Error("generation failed mid-stream", append([]any{"status", ae.Status, "code", ae.Code, "err", err}, panicStack(err)...)...)
+	w.data(envelope(ae))
+}
+
 // streamChat writes the chunks of a streaming chat completion: a role delta
 // per choice, content and tool_calls deltas as the parser releases them, a
 // final chunk with finish_reason per choice, the usage chunk when asked, and
@@ -216,9 +225,7 @@ func (s *Server) streamChat(c *gin.Context, cancel context.CancelFunc, pieces <-
 		}
 	}
 	if failure != nil && !w.failed {
-		ae := toAPIError(failure)
-		requestLogger(c).Error("generation failed mid-stream", "err", failure)
-		w.data(envelope(ae))
+		w.fail(failure)
 		w.data("[DONE]")
 		return nil
 	}

@@ -101,7 +101,7 @@ func (s *Server) completions(c *gin.Context) error {
 			w.data(resp([]CompletionChoice{ch}))
 		}
 		if failure != nil && !w.failed {
-			w.data(envelope(toAPIError(failure)))
+			w.fail(failure)
 		} else if g.IncludeUsage {
 			r := resp([]CompletionChoice{})
 			r.Usage = ToUsage(us)

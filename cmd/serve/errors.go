@@ -100,6 +100,9 @@ func toAPIError(err error) *apiError {
 			return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "context_length_exceeded", Param: "messages", Msg: "the prompt is too long for the context: " + re.Msg, Err: err}
 		case runner.CodeClosed:
 			return &apiError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "shutting_down", Msg: "the server is shutting down", Err: err}
+		case runner.CodePanic:
+			return &apiError{Status: http.StatusInternalServerError, Type: "server_error", Code: "internal_error",
+				Msg: "internal error while generating: this request was ended (the server logged it with the request id and goes on serving)", Err: err}
 		}
 	}
 	var te *templates.Error
@@ -136,7 +139,7 @@ func renderError(c *gin.Context, err error) {
 	ae := toAPIError(err)
 	log := requestLogger(c)
 	if ae.Status >= 500 && ae.Status != http.StatusServiceUnavailable {
-		log.Error("request failed", "status", ae.Status, "code", ae.Code, "err", err)
+		log.Error("request failed", append([]any{"status", ae.Status, "code", ae.Code, "err", err}, panicStack(err)...)...)
 	} else {
 		log.Info("request refused", "status", ae.Status, "code", ae.Code, "param", ae.Param, "msg", ae.Msg)
 	}
@@ -152,4 +155,14 @@ func requestLogger(c *gin.Context) *slog.Logger {
 		return l.(*slog.Logger)
 	}
 	return slog.Default()
+}
+
+// panicStack returns the log attributes of a recovered panic's stack ("stack",
+// the stack) when err carries one, else none.
+func panicStack(err error) []any {
+	var re *runner.Error
+	if errors.As(err, &re) && re.Stack != "" {
+		return []any{"stack", re.Stack}
+	}
+	return nil
 }

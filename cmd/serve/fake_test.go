@@ -80,6 +80,9 @@ type fakeEngine struct {
 	rng   *rand.Rand
 	// block, when set, makes Decode wait (queue tests).
 	block chan struct{}
+	// onLogits, when set, runs at the start of every Logits call (fault
+	// injection: it may panic).
+	onLogits func()
 }
 
 func (e *fakeEngine) NumVocab() int { return e.width }
@@ -104,6 +107,9 @@ func (e *fakeEngine) setBlock(block chan struct{}) {
 func (e *fakeEngine) Logits(i int) ([]float32, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.onLogits != nil {
+		e.onLogits()
+	}
 	row := make([]float32, e.width)
 	for t := range row {
 		row[t] = float32(e.rng.NormFloat64())

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -111,6 +113,9 @@ func (s *Server) start(ctx context.Context, j *job) (<-chan piece, error) {
 		req := runner.Request{Prompt: j.prompts[i], Params: p, MaxTokens: j.gen.MaxTokens, Stop: j.gen.Stop}
 		if j.cons != nil {
 			req.Constraint = j.cons.NewMatcher()
+			if s.wrapConstraint != nil {
+				req.Constraint = s.wrapConstraint(req.Constraint)
+			}
 		}
 		ch, err := j.model.Runner.Submit(ctx, req)
 		if err != nil {
@@ -127,6 +132,21 @@ func (s *Server) start(ctx context.Context, j *job) (<-chan piece, error) {
 	for i, ch := range chans {
 		go func() {
 			defer func() { s.release(1); left <- struct{}{} }()
+			defer func() {
+				if p := recover(); p != nil {
+					// A bug in the parser or the event cleaning: this
+					// choice fails, the runner's request is cancelled by
+					// the caller, and the server goes on.
+					s.metrics.panics.Inc()
+					err := &runner.Error{Code: runner.CodePanic, Place: "runChoice", Msg: fmt.Sprint(p), Stack: string(debug.Stack())}
+					select {
+					case out <- piece{choice: i, done: true, err: err}:
+					case <-ctx.Done():
+					}
+					for range ch {
+					}
+				}
+			}()
 			s.runChoice(ctx, j, i, ch, out)
 		}()
 	}

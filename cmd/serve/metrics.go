@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"conform/fsm"
 )
@@ -20,8 +21,11 @@ type metrics struct {
 	ttft             prometheus.Histogram
 	itl              prometheus.Histogram
 	compile          prometheus.Histogram
-	inflight         atomic.Int64
-	forcedN, outN    atomic.Int64 // for the forced-token share
+	panics           prometheus.Counter // recovered in the HTTP handlers and the choice goroutines
+	// runnerPanics reads the panics the runner recovered (set with the model).
+	runnerPanics  atomic.Pointer[func() int64]
+	inflight      atomic.Int64
+	forcedN, outN atomic.Int64 // for the forced-token share
 }
 
 func newMetrics(slots int, cache *fsm.Cache) *metrics {
@@ -44,10 +48,18 @@ func newMetrics(slots int, cache *fsm.Cache) *metrics {
 		Name: "conform_constraint_compile_seconds", Help: "Building a constraint on a cache miss (schema to DFA to token index).",
 		Buckets: prometheus.ExponentialBuckets(0.001, 2, 14),
 	})
-	m.reg.MustRegister(m.requests, m.promptTokens, m.completionTokens, m.forcedTokens, m.ttft, m.itl, m.compile)
+	m.panics = prometheus.NewCounter(prometheus.CounterOpts{Name: "conform_server_panics_total", Help: "Panics recovered in the HTTP handlers and response goroutines (each failed one request)."})
+	m.reg.MustRegister(m.requests, m.promptTokens, m.completionTokens, m.forcedTokens, m.ttft, m.itl, m.compile, m.panics)
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "conform_busy_slots", Help: "Generations holding a slot."}, func() float64 {
 			return float64(min(m.inflight.Load(), int64(slots)))
+		}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "conform_runner_panics_total", Help: "Panics the decode loop recovered (each ended the requests it hit; the loop went on)."}, func() float64 {
+			if f := m.runnerPanics.Load(); f != nil {
+				return float64((*f)())
+			}
+			return 0
 		}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "conform_queue_depth", Help: "Generations waiting for a slot."}, func() float64 {
 			return float64(max(m.inflight.Load()-int64(slots), 0))

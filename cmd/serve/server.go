@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"conform/fsm"
+	"conform/runner"
 )
 
 // Context keys set by the middleware.
@@ -36,6 +37,9 @@ type Server struct {
 	started int64
 	// slots bounds the generations admitted (busy slots + --max-queue).
 	slots chan struct{}
+	// wrapConstraint, when set (tests only), wraps every request's
+	// matcher: fault injection through a constraint.
+	wrapConstraint func(runner.Constraint) runner.Constraint
 }
 
 // NewServer makes the server; SetModel makes it ready.
@@ -63,7 +67,11 @@ func NewServer(cfg Config, log *slog.Logger) *Server {
 func (s *Server) Handler() http.Handler { return s.engine }
 
 // SetModel makes the server ready to serve m.
-func (s *Server) SetModel(m *Model) { s.model.Store(m) }
+func (s *Server) SetModel(m *Model) {
+	panics := func() int64 { return m.Runner.Stats().Panics }
+	s.metrics.runnerPanics.Store(&panics)
+	s.model.Store(m)
+}
 
 // edge is the outermost middleware: request id, logger, body limit, the
 // recover that turns a panic into a 500 for this request only, and the
@@ -85,6 +93,7 @@ func (s *Server) edge(c *gin.Context) {
 	start := time.Now()
 	defer func() {
 		if p := recover(); p != nil {
+			s.metrics.panics.Inc()
 			log.Error("panic in request", "panic", p, "stack", string(debug.Stack()))
 			renderError(c, fmt.Errorf("panic: %v", p))
 		}
