@@ -59,6 +59,9 @@ func CompileSchema(schema []byte, opts Options) (*Result, error) {
 	if err := checkSchema(root, ""); err != nil {
 		return nil, err
 	}
+	if err := checkNumbers(root, ""); err != nil {
+		return nil, err
+	}
 	rewriteConds(root)
 	c := newCompiler(opts, root)
 	n, err := c.emitList([]sref{{root, ""}}, "")

@@ -80,6 +80,12 @@
 // multipleOf, items, patternProperties, additionalProperties outside a
 // closed object), oneOf that can be neither proven disjoint nor rewritten.
 //
+// Invalid in every mode, lenient included (CodeBadPattern, CodeInvalidSchema):
+// a pattern that is not an ECMA-262 regex at all (such as "("; a valid one
+// that fsm cannot enforce, such as a lookahead, is what lenient mode drops),
+// and a number anywhere in the schema that a 64-bit float cannot hold (such
+// as "minimum": 1e400, which the client's JSON parser reads as infinity).
+//
 // Known limitation: extra properties (and patternProperties keys) are
 // produced from a key language that excludes the declared names but not
 // each other, so a text may repeat an extra key; validators keep the last

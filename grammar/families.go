@@ -459,6 +459,10 @@ func (c *compiler) emitEnum(r *ir) (*fsm.Node, error) {
 	var scalars, strs []string
 	var alts []*fsm.Node
 	var stringCons bool
+	// probe is r without its enum and combinators, for checking each
+	// number against the other keywords: made once (one clone per value
+	// made a 100,000-value enum quadratic, minutes of work).
+	var probe *ir
 	for _, v := range r.enum {
 		if r.types&typeOf(v) == 0 {
 			continue
@@ -476,9 +480,11 @@ func (c *compiler) emitEnum(r *ir) (*fsm.Node, error) {
 			}
 			scalars = append(scalars, canonicalString(v.str))
 		case kNumber:
-			probe := r.clone()
-			probe.hasEnum = false
-			probe.groups, probe.nots = nil, nil
+			if probe == nil {
+				probe = r.clone()
+				probe.hasEnum, probe.enum = false, nil
+				probe.groups, probe.nots = nil, nil
+			}
 			if ok, _ := leafCheck(probe, v); !ok {
 				continue
 			}

@@ -1,6 +1,8 @@
 package grammar
 
 import (
+	"github.com/dlclark/regexp2"
+
 	"conform/fsm"
 )
 
@@ -13,7 +15,11 @@ func (c *compiler) pattern(p kw) (*fsm.Node, error) {
 	}
 	n, err := parsePattern(p.s)
 	if err != nil {
-		if c.opts.Strictness == Lenient {
+		// Lenient mode drops only what it cannot enforce: a construct
+		// fsm refuses in a pattern that is valid ECMA-262. A pattern
+		// that is not a regex at all ("(") is an invalid schema in
+		// every mode, as any validator would say.
+		if c.opts.Strictness == Lenient && validECMAPattern(p.s) {
 			c.warn(Warning{Keyword: "pattern", Pointer: p.ptr, Message: err.Error()})
 			return nil, nil
 		}
@@ -53,3 +59,13 @@ func parsePattern(s string) (*fsm.Node, error) { return fsm.ParsePattern(s) }
 // syntax, full match): fsm.ParseRegex, not the project dialect of
 // fsm.Parse, so that '&' and '~' stay literal characters.
 func parseRegex(s string) (*fsm.Node, error) { return fsm.ParseRegex(s) }
+
+// validECMAPattern reports whether s is a valid ECMA-262 regular expression,
+// as JSON Schema's pattern requires, by asking regexp2 in its ECMAScript
+// mode (it parses the lookaround and backreferences that fsm refuses).
+// Only parsing is asked of it, never matching, so its backtracking costs
+// nothing here.
+func validECMAPattern(s string) bool {
+	_, err := regexp2.Compile(s, regexp2.ECMAScript)
+	return err == nil
+}

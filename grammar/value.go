@@ -215,3 +215,62 @@ func escapePointer(s string) string {
 	s = strings.ReplaceAll(s, "~", "~0")
 	return strings.ReplaceAll(s, "/", "~1")
 }
+
+// maxExactExponent is the largest decimal exponent parseRat reads: a number
+// written with more is refused rather than expanded into a huge rational.
+const maxExactExponent = 400
+
+// checkNumbers refuses a schema holding a number that a 64-bit float cannot
+// hold (|x| above about 1.8e308, or an exponent parseRat refuses), wherever
+// it appears: a bound such as "minimum": 1e400 is exact here, but the
+// client's own JSON stack reads it as infinity or fails, so the schema means
+// something different on each side. Such a schema is invalid in every mode,
+// never a keyword that lenient mode may drop. The error names the first such
+// number's JSON Pointer and, when its parent is a keyword, the keyword.
+func checkNumbers(v *value, ptr string) error {
+	switch v.k {
+	case kNumber:
+		if _, ok := parseRat(v.num); !ok {
+			return errorf(CodeInvalidSchema, ptr, lastToken(ptr), "number %s has an exponent beyond ±%d, which this compiler does not read", clipNumber(v.num), maxExactExponent)
+		}
+		if _, err := strconv.ParseFloat(v.num, 64); err != nil {
+			return errorf(CodeInvalidSchema, ptr, lastToken(ptr), "number %s is outside the range of a 64-bit float (about ±1.8e308): JSON parsers read it as infinity or refuse it", clipNumber(v.num))
+		}
+	case kArray:
+		for i, e := range v.arr {
+			if err := checkNumbers(e, ptr+"/"+strconv.Itoa(i)); err != nil {
+				return err
+			}
+		}
+	case kObject:
+		for i, k := range v.keys {
+			if err := checkNumbers(v.vals[i], ptr+"/"+escapePointer(k)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// lastToken is the last reference token of a JSON Pointer, unescaped ("" for
+// the root or an array index under the root).
+func lastToken(ptr string) string {
+	i := strings.LastIndexByte(ptr, '/')
+	if i < 0 {
+		return ""
+	}
+	t := ptr[i+1:]
+	if _, err := strconv.Atoi(t); err == nil {
+		// An array element: the keyword is the array's member name.
+		return lastToken(ptr[:i])
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+}
+
+// clipNumber shortens a number's text for an error message.
+func clipNumber(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
+}
