@@ -42,6 +42,10 @@ type Error struct {
 	Code ErrorCode
 	Msg  string
 	Line int
+	// Output marks a CodeBudget error of Limits.MaxOutput (the bytes
+	// written, or the size of one value), which a caller can report as
+	// the prompt being too large rather than the template misbehaving.
+	Output bool
 }
 
 // Error formats the error with its code and line.
@@ -54,4 +58,11 @@ func (e *Error) Error() string {
 
 func errorf(code ErrorCode, line int, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Line: line}
+}
+
+// outputBudget is a CodeBudget error of Limits.MaxOutput.
+func outputBudget(line int, format string, args ...any) *Error {
+	e := errorf(CodeBudget, line, format, args...)
+	e.Output = true
+	return e
 }

@@ -56,7 +56,7 @@ func (ev *evaluator) step(line int) error {
 func (ev *evaluator) write(s string, line int) error {
 	ev.written += len(s)
 	if ev.written > ev.limits.MaxOutput {
-		return errorf(CodeBudget, line, "template output exceeded %d bytes", ev.limits.MaxOutput)
+		return outputBudget(line, "template output exceeded %d bytes", ev.limits.MaxOutput)
 	}
 	ev.out.WriteString(s)
 	return nil
@@ -66,7 +66,7 @@ func (ev *evaluator) write(s string, line int) error {
 // limits; call it before allocating.
 func (ev *evaluator) checkLen(n int) error {
 	if n > ev.limits.MaxOutput || n < 0 {
-		return errorf(CodeBudget, 0, "value of %d bytes or items exceeds the %d limit", n, ev.limits.MaxOutput)
+		return outputBudget(0, "value of %d bytes or items exceeds the %d limit", n, ev.limits.MaxOutput)
 	}
 	return nil
 }

@@ -50,7 +50,7 @@ func (ev *evaluator) eval(x expr, sc *scope) (Value, error) {
 		return nil, withLine(err, x.exprLine())
 	}
 	if s, ok := v.(Str); ok && len(s) > ev.limits.MaxOutput {
-		return nil, errorf(CodeBudget, x.exprLine(), "string of %d bytes exceeds the %d-byte limit", len(s), ev.limits.MaxOutput)
+		return nil, outputBudget(x.exprLine(), "string of %d bytes exceeds the %d-byte limit", len(s), ev.limits.MaxOutput)
 	}
 	return v, nil
 }
