@@ -9,6 +9,7 @@
 #   make fuzz        a short run of each fuzz target
 #   make bench       Go benchmarks beside the code
 #   make maskbench   the MaskBench protocol over ../shared/maskbench/dev.jsonl
+#   make soak        streaming clients against a fresh --demo server (ARGS="-clients 64 -duration 10m")
 #   make golden      rewrite golden files (-update)
 #   make lint        go vet, gofmt and the import-direction check
 
@@ -37,7 +38,7 @@ endif
 # tests do); their tests run with cgo in test-cgo.
 CGO_PKGS    = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/conform\/internal\/llama( |$$)/ {print $$1}')
 
-.PHONY: run demo all build test test-short test-cgo llama-deps fuzz bench maskbench golden lint deps
+.PHONY: run demo all build test test-short test-cgo llama-deps fuzz bench maskbench soak golden lint deps
 
 all: build
 
@@ -83,6 +84,12 @@ bench:
 
 maskbench:
 	$(GO) run ./bench/maskbench -data $(SHARED)/maskbench/dev.jsonl -tokenizer $(SHARED)/vocab/llama3_1/tokenizer.json -json build/maskbench.json
+
+# soak builds the server and lets bench/soak start it (the demo model, 4
+# slots; -server-args changes that) so that its RSS is read from /proc.
+soak: llama-deps
+	$(GO) build -o build/conform-serve ./cmd/serve
+	$(GO) run ./bench/soak/cmd/soak -server build/conform-serve $(ARGS)
 
 golden:
 	CGO_ENABLED=0 $(GO) test ./grammar/... ./templates/... -run Golden -update
