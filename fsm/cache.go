@@ -24,7 +24,7 @@ type CacheKey struct {
 type CacheStats struct {
 	Hits      int64 // Get calls served from the cache
 	Misses    int64 // Get calls that ran build
-	Shared    int64 // Get calls that waited for another caller's build of the same key
+	Shared    int64 // waits for another caller's build of the same key (a Get whose builder was cancelled waits again or builds, and counts again)
 	Errors    int64 // builds that failed (errors are not cached)
 	Evictions int64 // entries dropped to stay within MaxBytes
 	Entries   int   // entries held now
@@ -57,11 +57,14 @@ type cacheEntry struct {
 	size int64
 }
 
-// cacheCall is one build in flight; done is closed when c/err are set.
+// cacheCall is one build in flight; done is closed when c, err and
+// cancelled are set. cancelled: the build failed while its caller's
+// context was done, so the waiters must not take its error for theirs.
 type cacheCall struct {
-	done chan struct{}
-	c    *Constraint
-	err  error
+	done      chan struct{}
+	c         *Constraint
+	err       error
+	cancelled bool
 }
 
 // DefaultCacheBytes is the default bound of a Cache: room for a few hundred
@@ -83,30 +86,45 @@ func NewCache(maxBytes int64) *Cache {
 
 // Get returns the constraint cached under key, or runs build to make it. If
 // another caller is already building key, Get waits for that build (or for
-// ctx to be done, returning ctx's error). A panic in build is turned into an
-// error for the callers waiting on it and then re-raised in the caller that
-// ran build.
+// ctx to be done, returning ctx's error). build runs under ctx (the caller
+// passes it to CompileConstraint): a build that fails while ctx is done
+// may have failed for that reason alone, so its error goes to this caller
+// only, and the callers waiting on it build again themselves (or wait for
+// one of them to), under their own contexts. Other errors go to every
+// waiter, and no error is cached. A panic in build is turned into an error
+// for the callers waiting on it and then re-raised in the caller that ran
+// build.
 func (c *Cache) Get(ctx context.Context, key CacheKey, build func() (*Constraint, error)) (*Constraint, error) {
-	c.mu.Lock()
-	if el, ok := c.entries[key]; ok {
-		c.lru.MoveToFront(el)
-		e := el.Value.(*cacheEntry)
-		size := e.c.MemoryBytes()
-		c.bytes += size - e.size
-		e.size = size
-		c.stats.Hits++
-		c.evictLocked()
-		c.mu.Unlock()
-		return e.c, nil
-	}
-	if call, ok := c.inflight[key]; ok {
+	for {
+		c.mu.Lock()
+		if el, ok := c.entries[key]; ok {
+			c.lru.MoveToFront(el)
+			e := el.Value.(*cacheEntry)
+			size := e.c.MemoryBytes()
+			c.bytes += size - e.size
+			e.size = size
+			c.stats.Hits++
+			c.evictLocked()
+			c.mu.Unlock()
+			return e.c, nil
+		}
+		call, ok := c.inflight[key]
+		if !ok {
+			break // this caller builds, with c.mu held
+		}
 		c.stats.Shared++
 		c.mu.Unlock()
 		select {
 		case <-call.done:
-			return call.c, call.err
+			if !call.cancelled {
+				return call.c, call.err
+			}
+			// The builder's request went away; try again.
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 	}
 	call := &cacheCall{done: make(chan struct{})}
@@ -129,6 +147,7 @@ func (c *Cache) Get(ctx context.Context, key CacheKey, build func() (*Constraint
 	}()
 	call.c, call.err = build()
 	finished = true
+	call.cancelled = call.err != nil && ctx.Err() != nil
 
 	c.mu.Lock()
 	delete(c.inflight, key)

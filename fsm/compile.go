@@ -11,6 +11,10 @@ import (
 // or complements are compiled to DFAs of their own first and spliced into
 // the enclosing NFA. Every failure is an *Error: ErrInvalidNode for a
 // malformed AST, or a limit code carrying the limit and the size reached.
+//
+// Compile takes no context: it serves grammar/ and offline tools, and is
+// bounded by opts.Timeout; a server compiles a request's constraint with
+// CompileConstraint, which also takes the request's context.
 func Compile(n *Node, opts Options) (*DFA, error) {
 	c := newCompiler(opts)
 	d, err := c.dfaOf(n)
@@ -70,23 +74,64 @@ func DumpNFA(n *Node, opts Options) (string, error) {
 }
 
 // compiler holds what one Compile call shares across the NFAs and DFAs it
-// builds: the budgets, the deadline, the nesting depth and the DFAs of
-// intersection and complement nodes (memoized by node).
+// builds: the budgets, the nesting depth and the DFAs of intersection and
+// complement nodes (memoized by node); and, for the call in progress, its
+// context, deadline and Stats. A lazy constraint's builder keeps its
+// compiler for the fragments it builds later, so CompileConstraint ends the
+// call before it returns (endCall): from then on only the deterministic
+// budgets apply, and each expansion of the constraint runs under its own
+// work budget (beginExpansion).
 type compiler struct {
-	opts     Options
+	opts  Options
+	depth int
+	polls int
+	dfas  map[*Node]*DFA
+
+	// The call in progress (none once endCall ran).
 	ctx      context.Context
 	deadline time.Time
-	depth    int
-	polls    int
-	dfas     map[*Node]*DFA
+
+	// The lazy expansion in progress: the work spent so far and its
+	// budget; limit 0 outside one (the compile).
+	work, workLimit int64
 }
 
+// newCompiler starts a compile call bounded by opts.Timeout (the caller
+// sets ctx, if it has one).
 func newCompiler(opts Options) *compiler {
-	c := &compiler{opts: opts.withDefaults(), ctx: opts.Context, dfas: make(map[*Node]*DFA)}
+	c := &compiler{opts: opts.withDefaults(), dfas: make(map[*Node]*DFA)}
 	if c.opts.Timeout > 0 {
 		c.deadline = time.Now().Add(c.opts.Timeout)
 	}
 	return c
+}
+
+// endCall ends the compile call: the compiler forgets its context, its
+// deadline and the caller's Stats (which describe the call, and which the
+// caller reads once it has returned), keeping only the deterministic
+// budgets for what a lazy constraint builds later.
+func (c *compiler) endCall() {
+	c.ctx = nil
+	c.deadline = time.Time{}
+	c.opts.Stats = nil
+}
+
+// beginExpansion starts one lazy expansion: a fresh work budget of
+// MaxExpansionWork. The caller holds the constraint's lock.
+func (c *compiler) beginExpansion() {
+	c.work, c.workLimit = 0, c.opts.MaxExpansionWork
+}
+
+// endExpansion ends the expansion begun last and returns its work.
+func (c *compiler) endExpansion() int64 {
+	w := c.work
+	c.work, c.workLimit = 0, 0
+	return w
+}
+
+// expansionWorkErr is the error of an expansion over MaxExpansionWork.
+func expansionWorkErr(limit, size int64) *Error {
+	return &Error{Code: ErrTooMuchWork, Expr: "one lazy expansion (Options.MaxExpansionWork)", Pos: -1, Limit: limit, Size: size}
 }
 
 // enter counts one level of recursion; callers decrement c.depth on return.
@@ -98,9 +143,16 @@ func (c *compiler) enter() error {
 	return nil
 }
 
-// poll checks the deadline and the context; it is cheap enough to call in
-// inner loops because it reads the clock only every 256 calls.
-func (c *compiler) poll() error {
+// poll counts work units of the step just done against the budget of the
+// lazy expansion in progress (if one is), and checks the deadline and the
+// context of the call in progress (if one is); it is cheap enough to call
+// in inner loops because it reads the clock only every 256 calls.
+func (c *compiler) poll(work int) error {
+	if c.workLimit > 0 {
+		if c.work += int64(work); c.work > c.workLimit {
+			return expansionWorkErr(c.workLimit, c.work)
+		}
+	}
 	c.polls++
 	if c.polls&255 != 0 {
 		return nil
@@ -121,15 +173,20 @@ func (c *compiler) poll() error {
 // prebuilt while the NFA is small (builder.prebuild). A prebuild that
 // fails (a budget) leaves a half-built builder, so the NFA is built again
 // without it: the operand that failed fails again only if a generation
-// reaches it.
+// reaches it. A prebuild stopped by the call's context or deadline fails
+// the compile: the call is out of time, whatever is left to build.
 func (c *compiler) lazyNFAOf(n *Node) (*nfa, error) {
 	m, err := c.nfaOf(n)
 	if err != nil || c.opts.NoPrebuild || m.b == nil || len(m.b.lazy) == 0 {
 		return m, err
 	}
 	limit := min(prebuildFactor*len(m.states)+prebuildExtra, prebuildStates, c.opts.MaxNFAStates/4)
-	if err := m.b.prebuild(limit); err == nil {
+	err = m.b.prebuild(limit)
+	if err == nil {
 		return m, nil
+	}
+	if e, ok := err.(*Error); ok && e.Code == ErrTimeout {
+		return nil, err
 	}
 	return c.nfaOf(n)
 }

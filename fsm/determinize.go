@@ -453,7 +453,7 @@ func (c *compiler) determinize(m *nfa) (*rawDFA, error) {
 		if work > c.opts.MaxWork {
 			return limitErr(ErrTooMuchWork, c.opts.MaxWork, work)
 		}
-		return c.poll()
+		return c.poll(n)
 	}
 	// Grammar NFAs determinize to roughly a quarter as many DFA states as
 	// NFA states; sizing the table for that avoids most regrowth.

@@ -52,9 +52,44 @@
 //
 // Every step runs under the budgets in Options (NFA states, DFA states and
 // table bytes, determinization work, repeat counts, nesting depth, a time
-// budget and an optional context) and fails with an *Error whose Code says
-// which limit was hit and which carries the limit and the size reached,
-// never with a hang or a panic. Options.Stats reports sizes and phase times.
+// budget, and CompileConstraint's context) and fails with an *Error whose
+// Code says which limit was hit and which carries the limit and the size
+// reached, never with a hang or a panic. Options.Stats reports sizes and
+// phase times.
+//
+// # Budgets
+//
+// A compiled constraint is a finished value: it is cached and shared by
+// every request with the same schema, long after the request that compiled
+// it. So the budgets come in two kinds.
+//
+//   - The call's: CompileConstraint's ctx and Options.Timeout bound the call
+//     that compiles (the NFA, the prebuilt operands, the start state's row
+//     and mask) and nothing after it. The constraint keeps neither, nor the
+//     caller's Stats (compiler.endCall).
+//   - The constraint's: NFA states, DFA states and table bytes (over what
+//     has been built so far), determinization work of each sub-DFA, nesting
+//     depth, and MaxExpansionWork for each expansion (one state's row,
+//     with the deferred operands and sub-DFAs it builds). They depend on
+//     nothing but the constraint and the states already built, so a failure
+//     is the constraint's own: it is sticky on the constraint (every later
+//     request that reaches the state gets the same error) as well as on the
+//     matcher.
+//
+// A later expansion has no wall clock and does not look at the context of
+// the request that triggers it, for two reasons. It cannot stop half way
+// without spoiling the shared constraint: the NFA builder would be left in
+// the middle of a fragment (memo entries pointing at states without their
+// targets), and undoing that would cost a copy of the builder's state per
+// expansion. And it needs none: MaxExpansionWork bounds the subset
+// construction and product work it does, and MaxDFAStates and MaxDFABytes
+// the size of each DFA it builds, so one expansion of an adversarial schema
+// costs on the order of a second at worst, and one of a real schema a
+// fraction of a millisecond. A request cancelled during an expansion lets
+// it finish (every later request reuses the result) and sees its
+// cancellation at its next step in the decode loop; a failure that depends
+// on the clock or on one request, and so could differ from one request to
+// the next, never reaches the constraint.
 //
 // The algorithms are explained where they live: nfa.go (continuation
 // passing), utf8.go (UTF-8 range splitting), determinize.go (subset

@@ -19,11 +19,25 @@ package fsm
 // are stored once anyway.
 //
 // Budgets: the DFA state and table budgets of Options apply to the states
-// created so far; exceeding them makes the mask or Accept call that needed
-// the state fail with the limit error, and the constraint stays failed
-// (sticky) from then on. Each expansion is bounded by the NFA's size.
+// created so far, and the NFA budget to the fragments built so far;
+// MaxExpansionWork bounds each expansion (one state's row, with the lazy
+// NFA fragments and sub-DFAs it builds). Exceeding one makes the mask or
+// Accept call that needed the state fail with the limit error, and the
+// constraint stays failed (sticky) from then on: none of these budgets
+// depends on the request, the clock or the load, so the failure is the
+// constraint's, the same for every request that reaches the state.
+//
+// The compile's context and deadline bound only CompileConstraint itself
+// (which builds the start state's row and mask, and the prebuilt
+// operands): the constraint it returns keeps neither. A request that is
+// cancelled while its mask is expanding a state still finishes that
+// expansion (a bounded piece of work whose result every later request
+// reuses) and notices the cancellation at its next step; stopping half way
+// would leave the NFA builder half way through a fragment, which no later
+// request could use (doc.go, "Budgets").
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -34,12 +48,17 @@ import (
 // lazyDet is a lazy constraint's determinizer: the subset construction of
 // its NFA, advanced one state at a time under mu.
 type lazyDet struct {
-	mu     sync.Mutex
-	s      *subsets
-	row    []int32 // scratch: the row being computed
-	err    error   // the first expansion error (sticky)
-	states atomic.Int64
-	mem    atomic.Int64 // memory of the construction, for MemoryBytes
+	mu  sync.Mutex
+	s   *subsets
+	row []int32 // scratch: the row being computed
+	err error   // the first expansion error (sticky)
+	// comp is the compiler of the NFA's lazy fragments (nil when it has
+	// none), whose call has ended (compiler.endCall); maxWork is
+	// Options.MaxExpansionWork.
+	comp    *compiler
+	maxWork int64
+	states  atomic.Int64
+	mem     atomic.Int64 // memory of the construction, for MemoryBytes
 	// reserved: the table moved into reserved address space (reserve.go)
 	// with room for every state the budgets allow; it never grows again.
 	reserved atomic.Bool
@@ -51,11 +70,24 @@ type lazyDet struct {
 // intersection or complement needs its whole DFA and is compiled eagerly
 // (Compile, then NewConstraint). Errors are Compile's (budgets, malformed
 // nodes) and NewConstraint's (ErrEmptyLanguage).
-func CompileConstraint(n *Node, ti *TokenIndex, opts Options, copts ConstraintOptions) (*Constraint, error) {
+//
+// ctx (nil: none) and opts.Timeout bound this call only (ErrTimeout when
+// ctx is done or the time is up): the Constraint it returns is a finished
+// value that keeps neither, so it can be cached and shared by requests that
+// outlive the one that compiled it. What the constraint builds later is
+// bounded by the deterministic budgets of opts alone (see Options and
+// "Budgets" in doc.go). opts.Stats, if set, describes this call and is not
+// written after it returns.
+func CompileConstraint(ctx context.Context, n *Node, ti *TokenIndex, opts Options, copts ConstraintOptions) (*Constraint, error) {
 	if ti == nil {
 		return nil, tokError(ErrBadDFA, "nil TokenIndex")
 	}
+	if ctx != nil && ctx.Err() != nil {
+		return nil, &Error{Code: ErrTimeout, Expr: ctx.Err().Error(), Pos: -1}
+	}
 	c := newCompiler(opts)
+	c.ctx = ctx
+	defer c.endCall()
 	if n == nil || n.Op == OpAnd || n.Op == OpNot {
 		d, err := c.dfaOf(n)
 		if err != nil {
@@ -79,13 +111,19 @@ func CompileConstraint(n *Node, ti *TokenIndex, opts Options, copts ConstraintOp
 		st.NFAStates += len(m.states)
 		st.NFATime += time.Since(t0) - nested
 	}
-	return newLazyConstraint(m, ti, c.opts, copts)
+	var comp *compiler
+	if m.b != nil {
+		comp = c
+	}
+	return newLazyConstraint(m, comp, ti, c.opts, copts)
 }
 
 // lazyInitialStates is the first table's capacity, in states.
 const lazyInitialStates = 64
 
-func newLazyConstraint(m *nfa, ti *TokenIndex, opts Options, copts ConstraintOptions) (*Constraint, error) {
+// newLazyConstraint makes the lazy constraint of m, whose fragments comp
+// builds (nil: m has none); opts has its defaults.
+func newLazyConstraint(m *nfa, comp *compiler, ti *TokenIndex, opts Options, copts ConstraintOptions) (*Constraint, error) {
 	s := newSubsets(m, opts.MaxDFAStates, int64(opts.MaxDFABytes))
 	start, err := s.start()
 	if err != nil {
@@ -95,7 +133,7 @@ func newLazyConstraint(m *nfa, ti *TokenIndex, opts Options, copts ConstraintOpt
 		return nil, tokError(ErrEmptyLanguage, "the constraint accepts no string")
 	}
 	c := newConstraint(ti, copts, s.classes, s.k, StateID(start), opts.MaxDFAStates+1)
-	l := &lazyDet{s: s}
+	l := &lazyDet{s: s, comp: comp, maxWork: opts.MaxExpansionWork}
 	c.lazy = l
 	t := l.grow(c, &table{}, lazyInitialStates)
 	initRows(t, c.k, 0, s.numStates())
@@ -163,9 +201,28 @@ func (l *lazyDet) publish(c *Constraint, t *table) {
 
 // expand computes state q's row unless it is known and returns the current
 // table.
+//
+// A panic (a bug) that unwinds through an expansion may leave the NFA
+// builder half way through a fragment, so it fails the constraint for good
+// (ErrInternal, sticky) and keeps unwinding, for the request edge to
+// recover: later requests get an error, never a half-built automaton.
 func (l *lazyDet) expand(c *Constraint, q StateID) (*table, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	finished := false
+	defer func() {
+		if !finished && l.err == nil {
+			l.err = tokError(ErrInternal, "a lazy expansion of this constraint panicked")
+		}
+	}()
+	t, err := l.expandLocked(c, q)
+	finished = true
+	return t, err
+}
+
+// expandLocked is expand under l.mu: one expansion, under its own work
+// budget (compiler.beginExpansion; MaxExpansionWork).
+func (l *lazyDet) expandLocked(c *Constraint, q StateID) (*table, error) {
 	t := c.tab.Load()
 	if atomic.LoadUint32(&t.info[q])&stateKnown != 0 {
 		return t, nil
@@ -174,8 +231,18 @@ func (l *lazyDet) expand(c *Constraint, q StateID) (*table, error) {
 		return nil, l.err
 	}
 	before := l.s.numStates()
-	row, _, err := l.s.row(int32(q), l.row[:0])
+	if l.comp != nil {
+		l.comp.beginExpansion()
+	}
+	row, work, err := l.s.row(int32(q), l.row[:0])
 	l.row = row
+	total := int64(work)
+	if l.comp != nil {
+		total += l.comp.endExpansion()
+	}
+	if err == nil && total > l.maxWork {
+		err = expansionWorkErr(l.maxWork, total)
+	}
 	if err != nil {
 		l.err = err
 		return nil, err

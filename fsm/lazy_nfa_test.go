@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -185,7 +186,7 @@ func TestDeferSameLanguage(t *testing.T) {
 			// Prebuilt operands (the default) and operands all built when
 			// first reached.
 			for _, np := range []bool{false, true} {
-				lazy, err := CompileConstraint(n, ti, Options{NoPrebuild: np}, ConstraintOptions{})
+				lazy, err := CompileConstraint(context.Background(), n, ti, Options{NoPrebuild: np}, ConstraintOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -238,7 +239,7 @@ func TestPrebuild(t *testing.T) {
 	ti := tokCl100kIndex(t)
 	long := "c" + strings.Repeat("9", 40)
 	n := Alt(Lit("ab"), Cat(Lit(long), Defer(mustParse(t, `[a-z]{0,3000}`))))
-	c, err := CompileConstraint(n, ti, Options{MaxNFAStates: 4000}, ConstraintOptions{})
+	c, err := CompileConstraint(context.Background(), n, ti, Options{MaxNFAStates: 4000}, ConstraintOptions{})
 	if err != nil {
 		t.Fatalf("CompileConstraint = %v, want the constraint (the prebuild's error dropped)", err)
 	}
@@ -285,7 +286,7 @@ func TestPermBudgets(t *testing.T) {
 		t.Fatalf("Compile(40-member perm) = %v, want a limit error", err)
 	}
 	ti := tokCl100kIndex(t)
-	c, err := CompileConstraint(n, ti, Options{MaxDFAStates: 50_000}, ConstraintOptions{})
+	c, err := CompileConstraint(context.Background(), n, ti, Options{MaxDFAStates: 50_000}, ConstraintOptions{})
 	if err != nil {
 		t.Fatalf("CompileConstraint = %v", err)
 	}
@@ -356,13 +357,13 @@ func FuzzLazyNFA(f *testing.F) {
 		h := fnv.New64a()
 		h.Write([]byte(s))
 		dn := withDefers(n, h.Sum64()|1, map[*Node]*Node{})
-		lazy, err := CompileConstraint(dn, ti, opts, ConstraintOptions{})
+		lazy, err := CompileConstraint(context.Background(), dn, ti, opts, ConstraintOptions{})
 		if err != nil {
 			var fe *Error
 			if errors.As(err, &fe) && fe.Code.IsLimit() {
 				return
 			}
-			t.Fatalf("CompileConstraint(%s) = %v", dn, err)
+			t.Fatalf("CompileConstraint(context.Background(), %s) = %v", dn, err)
 		}
 		rng := rand.New(rand.NewPCG(h.Sum64(), 3))
 		for walk := range 3 {

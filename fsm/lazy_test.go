@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -56,7 +57,7 @@ func TestLazyMatchesEager(t *testing.T) {
 			for walk := range 12 {
 				compareWalk(t, ti, eager.NewMatcher(), lazy.NewMatcher(), rng, fmt.Sprintf("walk %d", walk))
 			}
-			unbuilt, err := CompileConstraint(tc.n, ti, Options{NoPrebuild: true}, ConstraintOptions{})
+			unbuilt, err := CompileConstraint(context.Background(), tc.n, ti, Options{NoPrebuild: true}, ConstraintOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +79,7 @@ func eagerAndLazy(t *testing.T, ti *TokenIndex, n *Node) (eager, lazy *Constrain
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lazy, err = CompileConstraint(n, ti, Options{}, ConstraintOptions{}); err != nil {
+	if lazy, err = CompileConstraint(context.Background(), n, ti, Options{}, ConstraintOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return eager, lazy
@@ -154,7 +155,7 @@ func lazyConcurrent(t *testing.T, n *Node) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lazy, err := CompileConstraint(n, ti, Options{}, ConstraintOptions{})
+	lazy, err := CompileConstraint(context.Background(), n, ti, Options{}, ConstraintOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func lazyConcurrent(t *testing.T, n *Node) {
 func TestLazyBudget(t *testing.T) {
 	ti := tokCl100kIndex(t)
 	n := mustParse(t, `"[a-z]{0,400}"`)
-	c, err := CompileConstraint(n, ti, Options{MaxDFAStates: 60}, ConstraintOptions{})
+	c, err := CompileConstraint(context.Background(), n, ti, Options{MaxDFAStates: 60}, ConstraintOptions{})
 	if err != nil {
 		t.Fatalf("CompileConstraint = %v", err)
 	}
@@ -264,7 +265,7 @@ func TestLazyBudget(t *testing.T) {
 func TestLazyEmptyLanguage(t *testing.T) {
 	ti := tokCl100kIndex(t)
 	for _, n := range []*Node{Alt(), Cat(Lit("a"), Alt()), And(Lit("a"), Lit("b"))} {
-		_, err := CompileConstraint(n, ti, Options{}, ConstraintOptions{})
+		_, err := CompileConstraint(context.Background(), n, ti, Options{}, ConstraintOptions{})
 		var te *Error
 		if !errors.As(err, &te) || te.Code != ErrEmptyLanguage {
 			t.Errorf("CompileConstraint(%s) = %v, want ErrEmptyLanguage", n, err)
@@ -402,7 +403,7 @@ func TestLazyPooledGarbage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lazy, err := CompileConstraint(tc.n, ti, opts, ConstraintOptions{})
+		lazy, err := CompileConstraint(context.Background(), tc.n, ti, opts, ConstraintOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

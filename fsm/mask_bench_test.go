@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 )
@@ -134,7 +135,7 @@ func BenchmarkCompileConstraint(b *testing.B) {
 	for _, tc := range cases {
 		b.Run(tc.name+"/lazy", func(b *testing.B) {
 			for b.Loop() {
-				if _, err := CompileConstraint(tc.n, ti, Options{}, ConstraintOptions{}); err != nil {
+				if _, err := CompileConstraint(context.Background(), tc.n, ti, Options{}, ConstraintOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}

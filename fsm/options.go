@@ -1,29 +1,43 @@
 package fsm
 
 import (
-	"context"
 	"time"
 )
 
-// Options bounds and tunes Compile. The zero value means "all defaults";
-// a zero field takes its Default* value and a negative field means "no
-// limit" (for tests and offline tools only: a server must keep budgets).
+// Options bounds and tunes Compile and CompileConstraint. The zero value
+// means "all defaults"; a zero field takes its Default* value and a negative
+// field means "no limit" (for tests and offline tools only: a server must
+// keep budgets).
 //
 // Every limit is enforced while building, not estimated beforehand, so an
 // oversized or adversarial input stops with an *Error carrying the limit and
 // the size reached, instead of hanging or exhausting memory.
+//
+// Two kinds of budget: Timeout (and CompileConstraint's context) bound the
+// one call that compiles, and only it; the others are deterministic, and
+// they alone bound what a compiled lazy constraint builds later, when
+// generations reach its states (MaxExpansionWork, and MaxNFAStates,
+// MaxDFAStates and MaxDFABytes over everything built so far). A compiled
+// constraint is shared by requests long after its compile, so what it
+// builds must fail, if ever, for a reason that is the same for every
+// request (see "Budgets" in doc.go).
 type Options struct {
 	MaxNFAStates int           // states of one Thompson NFA (default DefaultMaxNFAStates)
 	MaxDFAStates int           // states of one subset-construction or product DFA (default DefaultMaxDFAStates)
 	MaxDFABytes  int           // transition-table bytes of one such DFA, states × classes × 4 (default DefaultMaxDFABytes)
-	MaxWork      int64         // sum of NFA-set sizes processed by determinization (default DefaultMaxWork)
+	MaxWork      int64         // sum of NFA-set sizes processed by one determinization (default DefaultMaxWork)
 	MaxRepeat    int           // largest m or n accepted in x{m,n} (default DefaultMaxRepeat)
 	MaxDepth     int           // deepest AST nesting the compiler recurses into (default DefaultMaxDepth)
-	Timeout      time.Duration // wall-clock budget of one Compile call (default DefaultTimeout)
+	Timeout      time.Duration // wall-clock budget of the compile call only, never of later lazy expansions (default DefaultTimeout)
 
-	// Context, if non-nil, cancels the build when done (a request that went
-	// away). It is polled together with Timeout, every few thousand steps.
-	Context context.Context
+	// MaxExpansionWork bounds one expansion of a lazy constraint (one
+	// state's row, created when a mask, Accept or Forced call first needs
+	// it): the determinization work of the row and of every intersection
+	// or complement the deferred operands it builds need, plus the classes
+	// of every product state, in MaxWork's units (default
+	// DefaultMaxExpansionWork). It stands in for a wall clock, which an
+	// expansion cannot have (doc.go).
+	MaxExpansionWork int64
 
 	// Stats, if non-nil, receives counters of the build (for fsmdump,
 	// benchmarks and logs); it is written, never read.
@@ -72,6 +86,16 @@ const (
 	// of thousands of strings).
 	DefaultMaxWork = 20_000_000
 
+	// DefaultMaxExpansionWork bounds one lazy expansion (a mask that first
+	// reaches a state and builds what it needs): a few full-size
+	// determinizations, roughly 0.4–1.2 s, the most one mask may stall on
+	// building before the schema is judged too large for lazy use. Real
+	// schemas need a thousandth of it (a format's or pattern's DFA is some
+	// 10^5 units); the bound exists for adversarial ones, which without a
+	// deadline could otherwise stall a mask for as long as their operands
+	// take.
+	DefaultMaxExpansionWork = 4 * DefaultMaxWork
+
 	// DefaultMaxRepeat bounds the counts of x{m,n}. A bounded repeat is
 	// unrolled, so maxLength 10,000 over a JSON string character is already
 	// ~50k DFA states; larger counts would exceed the DFA budget anyway, and
@@ -83,9 +107,10 @@ const (
 	// well under its limit for malformed or adversarial trees.
 	DefaultMaxDepth = 10_000
 
-	// DefaultTimeout is a backstop: the deterministic budgets above are the
-	// primary limits (timeouts vary with machine load), and the MaskBench
-	// target is p99 ≤ 100 ms, so 5 s means something has gone badly wrong.
+	// DefaultTimeout is a backstop for the compile call: the deterministic
+	// budgets above are the primary limits (timeouts vary with machine
+	// load), and the MaskBench target is p99 ≤ 100 ms, so 5 s means
+	// something has gone badly wrong.
 	DefaultTimeout = 5 * time.Second
 )
 
@@ -111,6 +136,12 @@ func (o Options) withDefaults() Options {
 		o.MaxWork = DefaultMaxWork
 	case o.MaxWork < 0:
 		o.MaxWork = int64(unlimited)
+	}
+	switch {
+	case o.MaxExpansionWork == 0:
+		o.MaxExpansionWork = DefaultMaxExpansionWork
+	case o.MaxExpansionWork < 0:
+		o.MaxExpansionWork = int64(unlimited)
 	}
 	switch {
 	case o.Timeout == 0:

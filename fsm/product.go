@@ -79,7 +79,7 @@ func (c *compiler) product(a, b *DFA, negB bool) (*DFA, error) {
 	r.start = start
 	r.trans = make([]int32, k, 64*k)
 	for i := 1; i < len(pairs); i++ {
-		if err := c.poll(); err != nil {
+		if err := c.poll(k); err != nil {
 			return nil, err
 		}
 		p, q := pairs[i][0], pairs[i][1]
@@ -153,7 +153,7 @@ func (c *compiler) productAccepts(a, b *DFA) (bool, error) {
 		if a.Accept[p] && b.Accept[q] {
 			return true, nil
 		}
-		if err := c.poll(); err != nil {
+		if err := c.poll(len(reps)); err != nil {
 			return false, err
 		}
 		for i := len(reps) - 1; i >= 0; i-- {
@@ -458,5 +458,5 @@ func (c *compiler) subtractStrings(a *DFA, strs [][]byte) (*DFA, error) {
 		trans[i] = num[x]
 	}
 	d := &DFA{Classes: classes, NumClasses: k, Trans: trans, Accept: accept, Start: 1, loose: true}
-	return d, c.poll()
+	return d, c.poll(len(trans))
 }

@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -116,7 +117,7 @@ func TestSafeUniversalFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := CompileConstraint(tt.n, ti, Options{}, ConstraintOptions{})
+			c, err := CompileConstraint(context.Background(), tt.n, ti, Options{}, ConstraintOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -390,7 +390,7 @@ func TestDeepFreeFormLazy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := fsm.CompileConstraint(res.Node, ti, fsm.Options{}, fsm.ConstraintOptions{})
+	c, err := fsm.CompileConstraint(t.Context(), res.Node, ti, fsm.Options{}, fsm.ConstraintOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

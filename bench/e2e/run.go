@@ -381,7 +381,7 @@ func compileConform(schema []byte, idx *fsm.TokenIndex, compact bool) (*fsm.Cons
 	if err != nil {
 		return nil, err
 	}
-	return fsm.CompileConstraint(res.Node, idx, fsm.Options{Timeout: compileTimeout}, fsm.ConstraintOptions{})
+	return fsm.CompileConstraint(context.Background(), res.Node, idx, fsm.Options{Timeout: compileTimeout}, fsm.ConstraintOptions{})
 }
 
 // compactGBNF replaces the "space" rule of a grammar from llama.cpp's

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -112,7 +113,7 @@ func (e *conformEngine) compile(schema []byte, deadline time.Time) (compiled, er
 			return nil, err
 		}
 	} else {
-		c, err = fsm.CompileConstraint(res.Node, e.idx, opts, fsm.ConstraintOptions{})
+		c, err = fsm.CompileConstraint(context.Background(), res.Node, e.idx, opts, fsm.ConstraintOptions{})
 		if err != nil {
 			return nil, err
 		}

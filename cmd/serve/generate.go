@@ -61,7 +61,9 @@ func (s *Server) constraintFor(ctx context.Context, m *Model, spec constraint.Sp
 		t0 := time.Now()
 		// Lazy determinization: the first mask needs only the states
 		// its tokens reach; the rest are built as decoding reaches them.
-		c, err := fsm.CompileConstraint(res.Node, m.Index, fsm.Options{Context: ctx}, fsm.ConstraintOptions{})
+		// ctx bounds this compile only: the cached constraint keeps no
+		// context, so it outlives this request.
+		c, err := fsm.CompileConstraint(ctx, res.Node, m.Index, fsm.Options{}, fsm.ConstraintOptions{})
 		s.metrics.compile.Observe(time.Since(t0).Seconds())
 		return c, err
 	})
