@@ -53,6 +53,11 @@ type ConstraintOptions struct {
 	// only for DFAs that come straight from Compile. The other DFA checks
 	// always run.
 	TrustTrimmed bool
+	// MaxCloseStates bounds the states one closing-distance computation
+	// explores (MinTokens, FillMaskWithin; close.go); past it the call
+	// fails with ErrCloseBudget. 0 means DefaultMaxCloseStates; a negative
+	// value means no limit.
+	MaxCloseStates int
 }
 
 // maskLockShards is the number of locks guarding mask computation. A cold
@@ -93,6 +98,8 @@ type Constraint struct {
 
 	uOnce  sync.Once
 	uEdges [utf8SafeStates][]uEdge // (DFA class, next U state) pairs per U state
+
+	cl atomic.Pointer[closer] // closing distances (close.go), made on first use
 }
 
 // table is the transition table a Constraint reads: complete for an eager
@@ -580,6 +587,9 @@ func (c *Constraint) MemoryBytes() int64 {
 	}
 	if c.lazy != nil {
 		b += c.lazy.mem.Load()
+	}
+	if cl := c.cl.Load(); cl != nil {
+		b += cl.mem.Load()
 	}
 	return b
 }

@@ -50,6 +50,16 @@
 // DFA, not by a product (product.go), and nodes that live as long as the
 // process (Pin) keep their DFA across compiles.
 //
+// A constraint also knows, per state, the fewest tokens that complete the
+// output (close.go): Matcher.MinTokens, which a server checks against
+// max_tokens before generating, and Matcher.FillMaskWithin, the mask
+// restricted to tokens after which the output can still be completed in
+// the budget left, so that output cut by max_tokens is complete. The
+// distances are found by a breadth-first search over token successors
+// with a certificate of exactness, cached per state, and skipped when a
+// cheaper bound (byte distances over one-byte tokens) shows that the
+// budget cannot bind; a budget that cannot bind costs what FillMask costs.
+//
 // Every step runs under the budgets in Options (NFA states, DFA states and
 // table bytes, determinization work, repeat counts, nesting depth, a time
 // budget, and CompileConstraint's context) and fails with an *Error whose

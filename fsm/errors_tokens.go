@@ -28,6 +28,16 @@ const (
 	ErrRollback
 	// ErrMaskSize: FillMask was given a destination shorter than MaskWords.
 	ErrMaskSize
+	// ErrCloseBudget: a closing-distance computation (close.go) explored
+	// more states than ConstraintOptions.MaxCloseStates (the error carries
+	// the limit and the size reached).
+	ErrCloseBudget
+	// ErrNoRoom: the output cannot be completed within the token budget
+	// FillMaskWithin was given (the detail says the minimum).
+	ErrNoRoom
+	// ErrUnclosable: no sequence of the vocabulary's tokens leads from the
+	// current state to a complete output.
+	ErrUnclosable
 )
 
 // tokError returns an *Error with the given code; the message goes in Expr
@@ -54,6 +64,9 @@ var tokenCodeNames = map[ErrorCode]string{
 	ErrFinished:      "token after end of sequence",
 	ErrRollback:      "invalid rollback",
 	ErrMaskSize:      "mask buffer too small",
+	ErrCloseBudget:   "closing-distance budget exceeded",
+	ErrNoRoom:        "no room to complete the output",
+	ErrUnclosable:    "no token sequence completes the output",
 }
 
 // tokenCodeName returns the description of a token-side code.
@@ -63,6 +76,7 @@ func tokenCodeName(c ErrorCode) (string, bool) {
 }
 
 // tokenCodeIsLimit reports whether a token-side code is a budget error
-// (ErrMaskBudget, and ErrBadVocabulary/ErrBadDFA when they carry a limit are
+// (ErrMaskBudget and ErrCloseBudget; ErrNoRoom is the request's budget, not
+// the constraint's, and ErrBadVocabulary/ErrBadDFA when they carry a limit are
 // still input errors, not budgets).
-func tokenCodeIsLimit(c ErrorCode) bool { return c == ErrMaskBudget }
+func tokenCodeIsLimit(c ErrorCode) bool { return c == ErrMaskBudget || c == ErrCloseBudget }

@@ -15,7 +15,8 @@
 //     Config.BatchSize tokens in all;
 //  4. decodes it, and for each slot whose pending tokens are all in the KV
 //     cache, takes its logits row and runs
-//     constraint mask (FillMask) → sampler chain → Accept → Forced,
+//     constraint mask (FillMask, or FillMaskWithin the remaining budget)
+//     → sampler chain → Accept → Forced,
 //     where forced tokens (the only way forward under the constraint) are
 //     accepted and queued without sampling, so several of them go through
 //     one decode (jump-forward); a constraint that forces its whole output
@@ -27,6 +28,16 @@
 //
 // A request with a constraint never gets an unconstrained token: an error
 // from the constraint or an empty mask ends that request with the error.
+//
+// A constraint that is a [BudgetConstraint] (an fsm matcher) also keeps the
+// output closable within the request's budget, the lesser of what
+// MaxTokens and the context leave: before the first token the request
+// ends with an error if even the shortest output does not fit (MinTokens),
+// and each step's mask is FillMaskWithin(budget), which keeps only the
+// tokens after which the output can still be completed in time. So an
+// output cut by the budget is complete. When the budget removed a token at
+// some step, the budget closed the output, and the final reason is
+// FinishLength even if the constraint then terminated or EOS came.
 //
 // # Conventions
 //

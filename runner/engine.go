@@ -7,8 +7,11 @@ import "conform/fsm"
 // int32) at the sampler's boundary.
 type TokenID = fsm.TokenID
 
-// *fsm.Matcher is the production Constraint.
-var _ Constraint = (*fsm.Matcher)(nil)
+// *fsm.Matcher is the production Constraint, and closes within a budget.
+var (
+	_ Constraint       = (*fsm.Matcher)(nil)
+	_ BudgetConstraint = (*fsm.Matcher)(nil)
+)
 
 // Engine is the inference engine the runner drives: one context holding the
 // KV cache of several sequences. It is implemented by an adapter over
@@ -91,4 +94,26 @@ type Constraint interface {
 	// Rollback undoes the last n accepted tokens. The runner does not call
 	// it today; it is part of the contract for speculative use.
 	Rollback(n int) error
+}
+
+// BudgetConstraint is a Constraint that can keep room to complete its
+// output within a token budget; *fsm.Matcher implements it. When a
+// request's constraint does, the runner ends the request with an error
+// before its first token if even the shortest output does not fit, and
+// masks each step with FillMaskWithin and the remaining budget (the lesser
+// of what MaxTokens and the context leave), so an output cut by the budget
+// is still complete. It is a separate interface so that constraints
+// without the notion (test fakes) need not implement it; they get FillMask
+// and no such guarantee.
+type BudgetConstraint interface {
+	Constraint
+	// MinTokens returns the fewest tokens (EOS not counted) that complete
+	// the output from the current state. An error means it is not known;
+	// the runner then goes on and leaves it to FillMaskWithin.
+	MinTokens() (int, error)
+	// FillMaskWithin is FillMask restricted to the tokens after which the
+	// output can still be completed in budget-1 more tokens (EOS allowed
+	// iff accepting). It reports whether the budget removed any token a
+	// larger budget would have kept.
+	FillMaskWithin(dst []uint64, budget int) (restricted bool, err error)
 }

@@ -101,6 +101,13 @@ type request struct {
 	ctx       context.Context
 	out       *outbox
 	submitted time.Time
+	// closing is set once a step's mask was restricted by the budget
+	// (BudgetConstraint): the output then ends with FinishLength, however
+	// it ends.
+	closing bool
+	// roomChecked is set once the shortest output was checked against the
+	// budget (jumpForward's first call, before any token).
+	roomChecked bool
 }
 
 // slot is one sequence of the engine context.
@@ -514,10 +521,19 @@ func (r *Runner) next(s *slot, logits []float32) {
 		}
 		t0 := time.Now()
 		clear(s.mask)
-		err := c.FillMask(s.mask)
+		place := "FillMask"
+		var err error
+		if bc, ok := c.(BudgetConstraint); ok {
+			place = "FillMaskWithin"
+			var restricted bool
+			restricted, err = bc.FillMaskWithin(s.mask, r.remaining(s))
+			s.req.closing = s.req.closing || restricted
+		} else {
+			err = c.FillMask(s.mask)
+		}
 		s.usage.ConstraintTime += time.Since(t0)
 		if err != nil {
-			r.finish(s, FinishError, errorf(CodeConstraint, "FillMask", err, "slot %d", s.seq), true)
+			r.finish(s, FinishError, errorf(CodeConstraint, place, err, "slot %d", s.seq), true)
 			return
 		}
 		mask = s.mask
@@ -525,7 +541,7 @@ func (r *Runner) next(s *slot, logits []float32) {
 			allowed += bits.OnesCount64(w)
 		}
 		if allowed == 0 {
-			r.finish(s, FinishError, errorf(CodeConstraint, "FillMask", nil, "no token is allowed"), true)
+			r.finish(s, FinishError, errorf(CodeConstraint, place, nil, "no token is allowed"), true)
 			return
 		}
 	}
@@ -540,7 +556,7 @@ func (r *Runner) next(s *slot, logits []float32) {
 		return
 	}
 	if r.isEOS(tok) {
-		r.finish(s, FinishEOS, nil, false)
+		r.finish(s, r.endReason(s, FinishEOS), nil, false)
 		return
 	}
 	if c != nil {
@@ -564,17 +580,59 @@ func (r *Runner) next(s *slot, logits []float32) {
 	}
 }
 
+// remaining returns how many more tokens the request in s may produce: what
+// MaxTokens leaves, and what the context leaves after the prompt.
+func (r *Runner) remaining(s *slot) int {
+	n := r.cfg.ContextSize - len(s.req.Prompt) - s.usage.CompletionTokens
+	if s.req.MaxTokens > 0 {
+		n = min(n, s.req.MaxTokens-s.usage.CompletionTokens)
+	}
+	return n
+}
+
+// endReason is why the request in s ends when its output is complete (EOS,
+// a terminated constraint): that reason, or FinishLength when the budget
+// restricted some step's mask, since the budget, not the model, closed the
+// output then.
+func (r *Runner) endReason(s *slot, why FinishReason) FinishReason {
+	if s.req.closing {
+		return FinishLength
+	}
+	return why
+}
+
+// refuseNoRoom ends the request in s, before its first token, when its
+// constraint's shortest output needs more tokens than the budget leaves:
+// no output could then be complete (a server refuses such requests
+// earlier, with the minimum in its message). It reports whether it did.
+func (r *Runner) refuseNoRoom(s *slot) bool {
+	bc, ok := s.req.Constraint.(BudgetConstraint)
+	if !ok {
+		return false
+	}
+	t0 := time.Now()
+	need, err := bc.MinTokens()
+	s.usage.ConstraintTime += time.Since(t0)
+	if left := r.remaining(s); err == nil && need > left {
+		r.finish(s, FinishError, errorf(CodeConstraint, "MinTokens", nil, "the shortest complete output needs %d tokens, the budget leaves %d", need, left), true)
+		return true
+	}
+	return false
+}
+
 // jumpForward accepts and queues the constraint's forced tokens, at most
 // MaxForced and within the request's remaining budget, and ends the request
 // if it is complete. It reports whether it took any token (or ended the
 // request).
 func (r *Runner) jumpForward(s *slot) bool {
 	c := s.req.Constraint
-	room := r.cfg.MaxForced
-	if s.req.MaxTokens > 0 {
-		room = min(room, s.req.MaxTokens-s.usage.CompletionTokens)
+	if !s.req.roomChecked {
+		s.req.roomChecked = true
+		if r.refuseNoRoom(s) {
+			return true
+		}
 	}
-	room = min(room, r.cfg.ContextSize-len(s.req.Prompt)-s.usage.CompletionTokens)
+	room := min(r.cfg.MaxForced, r.remaining(s))
 	if room <= 0 {
 		return false
 	}
@@ -583,7 +641,7 @@ func (r *Runner) jumpForward(s *slot) bool {
 	s.usage.ConstraintTime += time.Since(t0)
 	for _, t := range forced[:min(len(forced), room)] {
 		if r.isEOS(t) {
-			r.finish(s, FinishEOS, nil, false)
+			r.finish(s, r.endReason(s, FinishEOS), nil, false)
 			return true
 		}
 		t0 := time.Now()
@@ -625,7 +683,7 @@ func (r *Runner) emit(s *slot, ev Event) bool {
 	case stopped:
 		r.finish(s, FinishStop, nil, false)
 	case c != nil && c.IsTerminated():
-		r.finish(s, FinishConstraint, nil, false)
+		r.finish(s, r.endReason(s, FinishConstraint), nil, false)
 	case s.req.MaxTokens > 0 && s.usage.CompletionTokens >= s.req.MaxTokens:
 		r.finish(s, FinishLength, nil, false)
 	case total >= r.cfg.ContextSize:

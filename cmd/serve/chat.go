@@ -45,6 +45,9 @@ func (s *Server) chat(c *gin.Context) error {
 	for range j.Gen.N {
 		jb.prompts = append(jb.prompts, prompt)
 	}
+	if err := checkBudget(jb, chatMaxParam(&req), "messages"); err != nil {
+		return err
+	}
 	pieces, err := s.start(ctx, jb)
 	if err != nil {
 		return err

@@ -47,6 +47,9 @@ func (s *Server) completions(c *gin.Context) error {
 			jb.prompts = append(jb.prompts, toks)
 		}
 	}
+	if err := checkBudget(jb, "max_tokens", "prompt"); err != nil {
+		return err
+	}
 	pieces, err := s.start(ctx, jb)
 	if err != nil {
 		return err

@@ -41,6 +41,13 @@ type Config struct {
 	APIKey          string // never logged
 	MaxQueue        int    // requests waiting beyond the busy slots before 429
 	MaxBodyBytes    int64
+	// The per-request input limits (see Limits): each is checked before the
+	// step it protects and refused with a 400 that names its flag.
+	MaxMessages     int // --max-messages
+	MaxTools        int // --max-tools
+	MaxPromptBytes  int // --max-prompt-bytes
+	MaxSchemaBytes  int // --max-schema-bytes
+	MaxSchemaDepth  int // --max-schema-depth
 	LogLevel        string
 	ShutdownTimeout time.Duration
 }
@@ -61,6 +68,8 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Co
 		Host: "127.0.0.1", Port: 8080, CtxSize: 8192, Parallel: 4, NGPULayers: 0,
 		ToolCallParser: "auto", PropertyOrder: "schema", MaxQueue: 64, MaxBodyBytes: 8 << 20, LogLevel: "info",
 		ShutdownTimeout: 10 * time.Second,
+		MaxMessages:     DefaultMaxMessages, MaxTools: DefaultMaxTools, MaxPromptBytes: DefaultMaxPromptBytes,
+		MaxSchemaBytes: DefaultMaxSchemaBytes, MaxSchemaDepth: DefaultMaxSchemaDepth,
 	}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(usage)
@@ -83,6 +92,11 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Co
 	fs.StringVar(&c.APIKey, "api-key", c.APIKey, "require this bearer token on /v1 endpoints")
 	fs.IntVar(&c.MaxQueue, "max-queue", c.MaxQueue, "requests allowed to wait for a slot; more get 429")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", c.MaxBodyBytes, "largest request body; larger gets 413")
+	fs.IntVar(&c.MaxMessages, "max-messages", c.MaxMessages, "most messages in one chat request")
+	fs.IntVar(&c.MaxTools, "max-tools", c.MaxTools, "most tools in one chat request")
+	fs.IntVar(&c.MaxPromptBytes, "max-prompt-bytes", c.MaxPromptBytes, "largest rendered chat prompt (and completions prompt) in bytes")
+	fs.IntVar(&c.MaxSchemaBytes, "max-schema-bytes", c.MaxSchemaBytes, "largest JSON schema, regex or choice list of one request field, in bytes")
+	fs.IntVar(&c.MaxSchemaDepth, "max-schema-depth", c.MaxSchemaDepth, "deepest JSON nesting of a schema")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long a shutdown waits for requests in flight")
 	fs.Usage = func() {
@@ -159,6 +173,14 @@ func (c *Config) validate() error {
 	if c.MaxBodyBytes < 1024 {
 		return fmt.Errorf("--max-body-bytes %d: want at least 1024", c.MaxBodyBytes)
 	}
+	for _, l := range []struct {
+		flag string
+		v    int
+	}{{"max-messages", c.MaxMessages}, {"max-tools", c.MaxTools}, {"max-prompt-bytes", c.MaxPromptBytes}, {"max-schema-bytes", c.MaxSchemaBytes}, {"max-schema-depth", c.MaxSchemaDepth}} {
+		if l.v < 1 {
+			return fmt.Errorf("--%s %d: want at least 1", l.flag, l.v)
+		}
+	}
 	if c.PropertyOrder != "schema" && c.PropertyOrder != "any" {
 		return fmt.Errorf("--property-order %q: want schema or any", c.PropertyOrder)
 	}
@@ -177,3 +199,32 @@ func (c *Config) validate() error {
 
 // Addr is the listen address host:port.
 func (c Config) Addr() string { return c.Host + ":" + strconv.Itoa(c.Port) }
+
+// The defaults of the per-request input limits.
+const (
+	// DefaultMaxMessages is OpenAI's limit on messages per chat request.
+	// Rendering and tokenizing grow with the count (llama.cpp's special-
+	// token split is superlinear in it), so 100,000 one-word messages once
+	// kept a core busy for minutes; 2048 render in milliseconds.
+	DefaultMaxMessages = 2048
+	// DefaultMaxTools is OpenAI's limit on tools per request.
+	DefaultMaxTools = constraint.DefaultMaxTools
+	// DefaultMaxPromptBytes bounds the rendered prompt: 2 MiB is about
+	// 500k tokens of English, above the context any GGUF model is served
+	// with here, so it only stops a runaway template or input.
+	DefaultMaxPromptBytes = 2 << 20
+	// DefaultMaxSchemaBytes bounds each schema (and each regex or choice
+	// list): 1 MiB is above the largest schema of the MaskBench corpus
+	// (938 KB of 5,700 real-world schemas).
+	DefaultMaxSchemaBytes = 1 << 20
+	// DefaultMaxSchemaDepth bounds a schema's JSON nesting: twice the
+	// deepest MaskBench schema (34 levels), far below the depth where
+	// compiling it would cost (grammar stops at 256).
+	DefaultMaxSchemaDepth = 64
+)
+
+// Limits returns the per-request input limits of the configuration.
+func (c Config) Limits() Limits {
+	return Limits{MaxMessages: c.MaxMessages, MaxTools: c.MaxTools, MaxPromptBytes: c.MaxPromptBytes,
+		MaxSchemaBytes: c.MaxSchemaBytes, MaxSchemaDepth: c.MaxSchemaDepth}
+}

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
+	"net/http"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -39,13 +39,11 @@ type job struct {
 	start    time.Time
 }
 
-func jsonDecoder(r io.Reader) *json.Decoder { return json.NewDecoder(r) }
-
 // constraintFor builds (or finds in the cache) the constraint of spec for m.
 func (s *Server) constraintFor(ctx context.Context, m *Model, spec constraint.Spec) (*fsm.Constraint, *constraint.Result, error) {
 	spec.Format = m.Format
 	spec.IsSpecial = m.IsSpecial
-	var opts constraint.Options
+	opts := constraint.Options{MaxTools: s.cfg.MaxTools} // FromChatRequest checked it first, naming --max-tools
 	if s.cfg.PropertyOrder == "any" {
 		opts.Grammar.PropertyOrder = grammar.OrderAny
 	}
@@ -73,8 +71,12 @@ func (s *Server) constraintFor(ctx context.Context, m *Model, spec constraint.Sp
 	return c, res, nil
 }
 
-// chatPrompt renders and tokenizes the conversation.
-func chatPrompt(m *Model, j *chatJob) ([]runner.TokenID, error) {
+// chatPrompt renders and tokenizes the conversation, within lim: the
+// template's output is capped at --max-prompt-bytes while it renders, and
+// a rendered prompt that cannot fit the context is refused before it is
+// tokenized (see promptFits).
+func chatPrompt(m *Model, j *chatJob, lim Limits) ([]runner.TokenID, error) {
+	lim = lim.withDefaults()
 	msgs, err := templates.DecodeJSON(j.Messages)
 	if err != nil {
 		return nil, err
@@ -85,11 +87,40 @@ func chatPrompt(m *Model, j *chatJob) ([]runner.TokenID, error) {
 			return nil, err
 		}
 	}
-	text, err := m.Template.Render(templates.Vars{Messages: msgs, Tools: tools, AddGenerationPrompt: true, BosToken: m.BOS, EosToken: m.EOS})
+	text, err := m.Template.Render(templates.Vars{Messages: msgs, Tools: tools, AddGenerationPrompt: true, BosToken: m.BOS, EosToken: m.EOS,
+		Limits: templates.Limits{MaxOutput: lim.MaxPromptBytes}})
 	if err != nil {
+		var te *templates.Error
+		if errors.As(err, &te) && te.Output {
+			return nil, &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "prompt_too_large", Param: "messages",
+				Msg: fmt.Sprintf("the rendered prompt would be larger than %d bytes (--max-prompt-bytes, %s): %s", lim.MaxPromptBytes, envName("max-prompt-bytes"), te.Msg),
+				Err: err}
+		}
+		return nil, err
+	}
+	if len(text) > lim.MaxPromptBytes {
+		return nil, overLimit("messages", "prompt_too_large", fmt.Sprintf("the rendered prompt is %d bytes", len(text)), lim.MaxPromptBytes, "max-prompt-bytes")
+	}
+	if err := promptFits(m, len(text), "messages"); err != nil {
 		return nil, err
 	}
 	return m.Tokenize(text)
+}
+
+// promptFits refuses a prompt of n bytes that cannot fit the context
+// whatever its tokens: it takes at least n/MaxTokenBytes of them. This
+// keeps tokenizing (llama.cpp's is superlinear in the special tokens of a
+// text) bounded by MaxTokenBytes × the context; a prompt that passes and is
+// still too long is refused by the runner once tokenized.
+func promptFits(m *Model, n int, param string) error {
+	if m.MaxTokenBytes <= 0 || m.Context <= 0 {
+		return nil
+	}
+	if least := (n + m.MaxTokenBytes - 1) / m.MaxTokenBytes; least > m.Context {
+		return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "context_length_exceeded", Param: param,
+			Msg: fmt.Sprintf("the prompt is %d bytes, at least %d tokens, longer than the context of %d tokens per slot (--ctx-size / --parallel)", n, least, m.Context)}
+	}
+	return nil
 }
 
 // start submits every choice and returns the channel their pieces arrive on

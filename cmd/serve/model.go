@@ -31,7 +31,12 @@ type Model struct {
 	Runner   *runner.Runner
 	Slots    int
 	Context  int // tokens per slot
-	BOS, EOS string
+	// MaxTokenBytes is the most text bytes one token stands for (special
+	// tokens by their text): a text of b bytes takes at least
+	// b/MaxTokenBytes tokens, which refuses a prompt too long for the
+	// context before tokenizing it.
+	MaxTokenBytes int
+	BOS, EOS      string
 	// Info is the startup summary (architecture, size, quantisation...).
 	Info string
 
@@ -119,6 +124,14 @@ func NewModel(s ModelSpec) (*Model, error) {
 		}
 		return t
 	}
+	for _, t := range s.Vocab.Tokens {
+		n := len(t)
+		if n > 0 && t[0] == tokenizer.SpecialPrefix {
+			n--
+		}
+		m.MaxTokenBytes = max(m.MaxTokenBytes, n)
+	}
+	m.MaxTokenBytes = max(m.MaxTokenBytes, 1)
 	m.Slots = cfg.Slots
 	m.Context = cfg.ContextSize
 	if m.Runner, err = runner.New(s.Engine, cfg); err != nil {

@@ -6,9 +6,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
+	"reflect"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"conform/constraint"
 	"conform/runner"
@@ -46,6 +53,10 @@ type ChatRequest struct {
 	GuidedJSON        json.RawMessage    `json:"guided_json,omitempty"`
 	GuidedRegex       *string            `json:"guided_regex,omitempty"`
 	GuidedChoice      []string           `json:"guided_choice,omitempty"`
+	// BestOf is vLLM's best_of: only 1 (the default) is served.
+	BestOf *int `json:"best_of,omitempty"`
+	// Modalities is OpenAI's output modalities: only ["text"].
+	Modalities []string `json:"modalities,omitempty"`
 }
 
 // ChatMessage is one message of a conversation. Content is a string, an array
@@ -114,10 +125,46 @@ type StreamOptions struct {
 
 // StructuredOutputs is vLLM's structured_outputs.
 type StructuredOutputs struct {
-	JSON   json.RawMessage `json:"json,omitempty"`
-	Regex  *string         `json:"regex,omitempty"`
-	Choice []string        `json:"choice,omitempty"`
+	JSON       json.RawMessage `json:"json,omitempty"`
+	Regex      *string         `json:"regex,omitempty"`
+	Choice     []string        `json:"choice,omitempty"`
+	JSONObject *bool           `json:"json_object,omitempty"`
+	// DisableFallback asks vLLM not to switch backends; Conform has one
+	// and never falls back to unconstrained output, so it changes nothing.
+	DisableFallback *bool `json:"disable_fallback,omitempty"`
+	// Unknown lists the keys this server does not implement (vLLM's
+	// grammar, structural_tag, whitespace options, or a misspelling):
+	// outputOf refuses them, since ignoring a constraint kind would answer
+	// unconstrained.
+	Unknown []string `json:"-"`
 }
+
+// UnmarshalJSON decodes the known keys and records the others in Unknown.
+func (so *StructuredOutputs) UnmarshalJSON(b []byte) error {
+	type plain StructuredOutputs
+	// Type errors get the path from the request's root from the outer
+	// decoder.
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return err
+	}
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	known := jsonFields(reflect.TypeFor[plain]())
+	for k := range keys {
+		if !known[k] {
+			p.Unknown = append(p.Unknown, k)
+		}
+	}
+	sort.Strings(p.Unknown)
+	*so = StructuredOutputs(p)
+	return nil
+}
+
+// structuredKinds are the constraint kinds structured_outputs takes here.
+const structuredKinds = "json, regex, choice, json_object"
 
 // ChatResponse is a non-streaming chat completion.
 type ChatResponse struct {
@@ -242,6 +289,7 @@ type CompletionRequest struct {
 	GuidedJSON        json.RawMessage    `json:"guided_json,omitempty"`
 	GuidedRegex       *string            `json:"guided_regex,omitempty"`
 	GuidedChoice      []string           `json:"guided_choice,omitempty"`
+	BestOf            *int               `json:"best_of,omitempty"`
 }
 
 // CompletionResponse is a text completion (also each streamed chunk).
@@ -305,6 +353,245 @@ const (
 	maxChoices = 16 // n
 )
 
+// Limits bounds what one request may ask for, so that the expensive steps
+// (rendering the chat template, tokenizing, compiling a constraint) only
+// ever see inputs of a bounded size. Each is checked before the step it
+// protects, and a request over one gets a 400 that names the limit and its
+// flag. The zero value of a field means its default (config.go).
+type Limits struct {
+	MaxMessages    int // messages of a chat request (--max-messages)
+	MaxTools       int // tools of a chat request (--max-tools)
+	MaxPromptBytes int // the rendered chat prompt, or each completions prompt (--max-prompt-bytes)
+	MaxSchemaBytes int // each schema, regex or choice list (--max-schema-bytes)
+	MaxSchemaDepth int // the JSON nesting of each schema (--max-schema-depth)
+}
+
+func (l Limits) withDefaults() Limits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.MaxMessages, DefaultMaxMessages)
+	def(&l.MaxTools, DefaultMaxTools)
+	def(&l.MaxPromptBytes, DefaultMaxPromptBytes)
+	def(&l.MaxSchemaBytes, DefaultMaxSchemaBytes)
+	def(&l.MaxSchemaDepth, DefaultMaxSchemaDepth)
+	return l
+}
+
+// overLimit is the 400 of a request over one of the server's limits: it says
+// which limit, the size asked, and the flag that raises it.
+func overLimit(param, code, what string, limit int, flag string) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: code, Param: param,
+		Msg: fmt.Sprintf("%s, over the limit of %d (--%s, %s)", what, limit, flag, envName(flag))}
+}
+
+// ignoredFields are the request fields accepted and ignored, with why they
+// may be: none changes the output. They are listed back in the
+// X-Conform-Ignored header.
+var ignoredFields = map[string]string{
+	"store":                   "stored completions are an OpenAI platform feature",
+	"metadata":                "tags for stored completions",
+	"service_tier":            "scheduling on OpenAI's side",
+	"prompt_cache_key":        "a cache hint; the KV cache is reused by prefix anyway",
+	"safety_identifier":       "an end-user id for abuse monitoring",
+	"prediction":              "predicted outputs change latency, not the output",
+	"guided_decoding_backend": "Conform has one structured-output engine",
+}
+
+// refusedFields are request fields of OpenAI or vLLM that this server knows
+// and does not implement, with what to do instead. Each would change the
+// output, so it is refused rather than ignored.
+var refusedFields = map[string]string{
+	"functions":                 "the legacy functions parameter is not supported: send tools",
+	"function_call":             "the legacy function_call parameter is not supported: send tool_choice",
+	"audio":                     "audio output is not supported (text only)",
+	"web_search_options":        "web search is not supported",
+	"reasoning_effort":          "reasoning_effort is not supported: the model is not served as a reasoning model",
+	"verbosity":                 "verbosity is not supported",
+	"guided_grammar":            "guided_grammar (a context-free grammar) is not supported; the constraint kinds are guided_json, guided_regex and guided_choice",
+	"guided_whitespace_pattern": "guided_whitespace_pattern is not supported: the whitespace JSON output may take is bounded by the server",
+	"suffix":                    "suffix (text insertion) is not supported",
+}
+
+// jsonFields returns the JSON names of a struct type's fields.
+func jsonFields(t reflect.Type) map[string]bool {
+	out := map[string]bool{}
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+var (
+	chatFields       = sync.OnceValue(func() map[string]bool { return jsonFields(reflect.TypeFor[ChatRequest]()) })
+	completionFields = sync.OnceValue(func() map[string]bool { return jsonFields(reflect.TypeFor[CompletionRequest]()) })
+)
+
+// invalidJSON is the 400 of a body that is not a JSON request at all.
+func invalidJSON(msg string) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_json", Msg: msg}
+}
+
+// decodeRequest decodes a request body into v (*ChatRequest or
+// *CompletionRequest) and returns the ignored fields it carried. It refuses
+// a body that is not UTF-8, not exactly one JSON object (trailing data
+// included), a field this server does not implement (unknown_parameter, or
+// unsupported_parameter for a known one, see refusedFields), and a field of
+// the wrong JSON type (invalid_type, naming it).
+func decodeRequest(body []byte, v any) (ignored []string, err error) {
+	var known map[string]bool
+	switch v.(type) {
+	case *ChatRequest:
+		known = chatFields()
+	case *CompletionRequest:
+		known = completionFields()
+	default:
+		return nil, fmt.Errorf("decodeRequest: unexpected %T", v)
+	}
+	if !utf8.Valid(body) {
+		return nil, invalidJSON("the request body is not valid UTF-8")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case len(bytes.TrimSpace(body)) == 0:
+			return nil, invalidJSON("the request body is empty: send a JSON object")
+		case errors.As(err, &se):
+			return nil, invalidJSON(fmt.Sprintf("the request body is not valid JSON (at byte %d): %v", se.Offset, err))
+		case errors.As(err, &te):
+			return nil, invalidJSON(fmt.Sprintf("the request body must be a JSON object, not %s", te.Value))
+		}
+		return nil, invalidJSON("the request body is not valid JSON: " + err.Error())
+	}
+	if fields == nil {
+		return nil, invalidJSON("the request body must be a JSON object, not null")
+	}
+	names := make([]string, 0, len(fields))
+	for k := range fields {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		switch {
+		case known[k]:
+		case ignoredFields[k] != "":
+			ignored = append(ignored, k)
+		case refusedFields[k] != "":
+			return nil, &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "unsupported_parameter", Param: k, Msg: refusedFields[k]}
+		default:
+			return nil, &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "unknown_parameter", Param: k,
+				Msg: fmt.Sprintf("unknown parameter %q: this server refuses the parameters it does not implement rather than ignore them (see the README's supported parameters)", clipText(k, 64))}
+		}
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			param := te.Field
+			what := "the request body"
+			if param != "" {
+				what = param
+			}
+			return nil, &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_type", Param: param,
+				Msg: fmt.Sprintf("%s must be %s, not %s", what, jsonTypeName(te.Type), te.Value)}
+		}
+		return nil, &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_value", Msg: "the request body does not fit this endpoint: " + err.Error()}
+	}
+	return ignored, nil
+}
+
+// jsonTypeName names the JSON form of a Go type for a type error.
+func jsonTypeName(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer (in range)"
+	case reflect.Float32, reflect.Float64:
+		return "a number (in range)"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "of another JSON type"
+}
+
+// clipText shortens user text quoted in an error message.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// isNull reports whether a raw field is absent or null.
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+// checkSchemaText bounds a schema's size and JSON nesting before anything
+// parses it further (grammar compiles it later; both limits keep that step
+// small).
+func checkSchemaText(raw json.RawMessage, param string, lim Limits) error {
+	if len(raw) > lim.MaxSchemaBytes {
+		return overLimit(param, "schema_too_large", fmt.Sprintf("the schema is %d bytes", len(raw)), lim.MaxSchemaBytes, "max-schema-bytes")
+	}
+	if d := jsonDepth(raw, lim.MaxSchemaDepth); d > lim.MaxSchemaDepth {
+		return overLimit(param, "schema_too_deep", fmt.Sprintf("the schema nests at least %d levels deep", d), lim.MaxSchemaDepth, "max-schema-depth")
+	}
+	return nil
+}
+
+// jsonDepth returns the nesting depth of a valid JSON text, stopping at
+// limit+1.
+func jsonDepth(b []byte, limit int) int {
+	depth, deepest := 0, 0
+	inStr := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inStr {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{', '[':
+			depth++
+			if depth > deepest {
+				deepest = depth
+				if deepest > limit {
+					return deepest
+				}
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// schemaName is what OpenAI accepts as response_format.json_schema.name.
+var schemaName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
 // genParams is what a request asks of each generation, in the server's form.
 type genParams struct {
 	Params       sampler.Params
@@ -327,45 +614,42 @@ type chatJob struct {
 	Gen      genParams
 }
 
-// FromChatRequest validates r and converts it. Errors are *apiError (400)
-// naming the parameter.
-func FromChatRequest(r *ChatRequest) (*chatJob, error) {
+// FromChatRequest validates r against the API and lim and converts it.
+// Errors are *apiError (400) naming the parameter. The size limits come
+// first, so that nothing below runs on an unbounded input.
+func FromChatRequest(r *ChatRequest, lim Limits) (*chatJob, error) {
+	lim = lim.withDefaults()
 	j := &chatJob{Model: r.Model}
 	if len(r.Messages) == 0 {
 		return nil, badParam("messages", "messages must hold at least one message")
+	}
+	if len(r.Messages) > lim.MaxMessages {
+		return nil, overLimit("messages", "array_above_max_length", fmt.Sprintf("%d messages", len(r.Messages)), lim.MaxMessages, "max-messages")
+	}
+	if len(r.Tools) > lim.MaxTools {
+		return nil, overLimit("tools", "array_above_max_length", fmt.Sprintf("%d tools", len(r.Tools)), lim.MaxTools, "max-tools")
+	}
+	if r.BestOf != nil && *r.BestOf != 1 {
+		return nil, badParam("best_of", fmt.Sprintf("best_of %d: only 1 is supported (this server does not rank candidates; use n for several choices)", *r.BestOf))
+	}
+	for i, m := range r.Modalities {
+		if m != "text" {
+			return nil, badParam(fmt.Sprintf("modalities[%d]", i), fmt.Sprintf("modality %q is not supported (text only)", clipText(m, 32)))
+		}
 	}
 	msgs, err := templateMessages(r.Messages)
 	if err != nil {
 		return nil, err
 	}
 	j.Messages = msgs
-	for i, t := range r.Tools {
-		if t.Type != "function" {
-			return nil, badParam(fmt.Sprintf("tools[%d].type", i), fmt.Sprintf("tool type %q is not supported (only \"function\")", t.Type))
-		}
-		j.Spec.Tools = append(j.Spec.Tools, constraint.Tool{Name: t.Function.Name, Parameters: t.Function.Parameters, Strict: t.Function.Strict != nil && *t.Function.Strict})
-	}
-	if len(r.Tools) > 0 {
-		tools := make([]map[string]any, len(r.Tools))
-		for i, t := range r.Tools {
-			fn := map[string]any{"name": t.Function.Name}
-			if t.Function.Description != "" {
-				fn["description"] = t.Function.Description
-			}
-			if len(t.Function.Parameters) > 0 {
-				fn["parameters"] = t.Function.Parameters
-			}
-			tools[i] = map[string]any{"type": "function", "function": fn}
-		}
-		if j.Tools, err = marshalOrdered(tools, []string{"type", "function", "name", "description", "parameters"}); err != nil {
-			return nil, badParam("tools", err.Error())
-		}
+	if j.Tools, err = chatTools(r.Tools, lim, &j.Spec); err != nil {
+		return nil, err
 	}
 	if err := parseToolChoice(r.ToolChoice, &j.Spec); err != nil {
 		return nil, err
 	}
 	j.Spec.Parallel = r.ParallelToolCalls == nil || *r.ParallelToolCalls
-	out, err := outputOf(r.ResponseFormat, r.StructuredOutputs, r.GuidedJSON, r.GuidedRegex, r.GuidedChoice)
+	out, err := outputOf(r.ResponseFormat, r.StructuredOutputs, r.GuidedJSON, r.GuidedRegex, r.GuidedChoice, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -402,6 +686,79 @@ func FromChatRequest(r *ChatRequest) (*chatJob, error) {
 	}
 	j.Gen = g
 	return j, nil
+}
+
+// chatTools validates the tools, adds them to spec, and returns the JSON
+// array handed to the chat template (nil without tools). Templates read
+// fields the API leaves optional (Hermes concatenates tool.description and
+// iterates tool.parameters.properties), so the template input gives them
+// neutral values: an empty description, and an object schema with empty
+// properties, which is what OpenAI takes an absent parameters to mean.
+func chatTools(defs []ToolDef, lim Limits, spec *constraint.Spec) ([]byte, error) {
+	if len(defs) == 0 {
+		return nil, nil
+	}
+	tools := make([]map[string]any, len(defs))
+	for i, t := range defs {
+		p := fmt.Sprintf("tools[%d]", i)
+		if t.Type != "function" {
+			return nil, badParam(p+".type", fmt.Sprintf("tool type %q is not supported (only \"function\")", clipText(t.Type, 32)))
+		}
+		params, err := toolParameters(t.Function.Parameters, p+".function.parameters", lim)
+		if err != nil {
+			return nil, err
+		}
+		spec.Tools = append(spec.Tools, constraint.Tool{Name: t.Function.Name, Parameters: t.Function.Parameters, Strict: t.Function.Strict != nil && *t.Function.Strict})
+		tools[i] = map[string]any{"type": "function", "function": map[string]any{"name": t.Function.Name, "description": t.Function.Description, "parameters": params}}
+	}
+	b, err := marshalOrdered(tools, []string{"type", "function", "name", "description", "parameters"})
+	if err != nil {
+		return nil, badParam("tools", err.Error())
+	}
+	return b, nil
+}
+
+// toolParameters checks a tool's parameters (a JSON Schema of an object,
+// within the schema limits) and returns the form the template sees: the
+// schema itself, with "properties": {} added when it has none.
+func toolParameters(raw json.RawMessage, param string, lim Limits) (json.RawMessage, error) {
+	lim = lim.withDefaults()
+	if isNull(raw) {
+		return json.RawMessage(`{"type":"object","properties":{}}`), nil
+	}
+	raw = bytes.TrimSpace(raw)
+	if err := checkSchemaText(raw, param, lim); err != nil {
+		return nil, err
+	}
+	if raw[0] != '{' {
+		return nil, badParam(param, "parameters must be a JSON Schema object describing the arguments object")
+	}
+	var top struct {
+		Type       json.RawMessage `json:"type"`
+		Properties json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, badParam(param, "parameters must be a JSON Schema object: "+err.Error())
+	}
+	if !isNull(top.Type) {
+		var one string
+		var many []string
+		ok := json.Unmarshal(top.Type, &one) == nil && one == "object" ||
+			json.Unmarshal(top.Type, &many) == nil && len(many) == 1 && many[0] == "object"
+		if !ok {
+			return nil, badParam(param, fmt.Sprintf(`parameters must describe an object (type "object"), not type %s: a call's arguments are a JSON object`, clipText(string(top.Type), 40)))
+		}
+	}
+	if top.Properties == nil {
+		// raw is a valid JSON object: add the member before its brace.
+		body := bytes.TrimSpace(raw[:len(raw)-1])
+		sep := ","
+		if len(body) == 1 {
+			sep = "" // {}
+		}
+		return append(append(bytes.Clone(body), sep...), `"properties":{}}`...), nil
+	}
+	return raw, nil
 }
 
 // sampling gathers the sampling fields both endpoints share.
@@ -569,43 +926,102 @@ func parseToolChoice(raw json.RawMessage, spec *constraint.Spec) error {
 }
 
 // outputOf turns the structured-output fields into one constraint.Output; at
-// most one of them may ask for a constraint.
-func outputOf(rf *ResponseFormat, so *StructuredOutputs, gJSON json.RawMessage, gRegex *string, gChoice []string) (constraint.Output, error) {
+// most one of them may ask for a constraint. Each schema, regex and choice
+// list is bounded by lim before anything compiles it, and a constraint kind
+// this server does not implement is refused: ignoring it would answer
+// unconstrained.
+func outputOf(rf *ResponseFormat, so *StructuredOutputs, gJSON json.RawMessage, gRegex *string, gChoice []string, lim Limits) (constraint.Output, error) {
+	lim = lim.withDefaults()
 	var outs []constraint.Output
+	schema := func(raw json.RawMessage, param string, strict bool) error {
+		if err := checkSchemaText(bytes.TrimSpace(raw), param, lim); err != nil {
+			return err
+		}
+		outs = append(outs, constraint.Output{Kind: constraint.OutputJSONSchema, Schema: raw, Strict: strict, Param: param})
+		return nil
+	}
+	regex := func(re, param string) error {
+		if len(re) > lim.MaxSchemaBytes {
+			return overLimit(param, "schema_too_large", fmt.Sprintf("the regex is %d bytes", len(re)), lim.MaxSchemaBytes, "max-schema-bytes")
+		}
+		outs = append(outs, constraint.Output{Kind: constraint.OutputRegex, Regex: re, Param: param})
+		return nil
+	}
+	choice := func(cs []string, param string) error {
+		n := 0
+		for _, c := range cs {
+			n += len(c) + 1
+		}
+		if n > lim.MaxSchemaBytes {
+			return overLimit(param, "schema_too_large", fmt.Sprintf("the choices take %d bytes", n), lim.MaxSchemaBytes, "max-schema-bytes")
+		}
+		outs = append(outs, constraint.Output{Kind: constraint.OutputChoice, Choice: cs, Param: param})
+		return nil
+	}
 	if rf != nil {
 		switch rf.Type {
 		case "", "text":
 		case "json_object":
 			outs = append(outs, constraint.Output{Kind: constraint.OutputJSONObject, Param: "response_format"})
 		case "json_schema":
-			if rf.JSONSchema == nil || len(bytes.TrimSpace(rf.JSONSchema.Schema)) == 0 {
+			js := rf.JSONSchema
+			if js == nil || isNull(js.Schema) {
 				return constraint.Output{}, badParam("response_format.json_schema.schema", "json_schema needs a schema")
 			}
-			outs = append(outs, constraint.Output{Kind: constraint.OutputJSONSchema, Schema: rf.JSONSchema.Schema,
-				Strict: rf.JSONSchema.Strict != nil && *rf.JSONSchema.Strict, Param: "response_format.json_schema.schema"})
+			if !schemaName.MatchString(js.Name) {
+				return constraint.Output{}, badParam("response_format.json_schema.name",
+					fmt.Sprintf("json_schema.name %q: use 1 to 64 of a-z, A-Z, 0-9, '_' and '-'", clipText(js.Name, 80)))
+			}
+			if err := schema(js.Schema, "response_format.json_schema.schema", js.Strict != nil && *js.Strict); err != nil {
+				return constraint.Output{}, err
+			}
 		default:
-			return constraint.Output{}, badParam("response_format.type", fmt.Sprintf("response_format type %q: want text, json_object or json_schema", rf.Type))
+			return constraint.Output{}, badParam("response_format.type", fmt.Sprintf("response_format type %q: want text, json_object or json_schema", clipText(rf.Type, 32)))
 		}
 	}
 	if so != nil {
-		if len(so.JSON) > 0 && string(so.JSON) != "null" {
-			outs = append(outs, constraint.Output{Kind: constraint.OutputJSONSchema, Schema: so.JSON, Param: "structured_outputs.json"})
+		if len(so.Unknown) > 0 {
+			k := so.Unknown[0]
+			return constraint.Output{}, &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "unsupported_parameter", Param: "structured_outputs." + clipText(k, 64),
+				Msg: fmt.Sprintf("structured_outputs.%s is not supported; the kinds are %s", clipText(k, 64), structuredKinds)}
+		}
+		n := len(outs)
+		if !isNull(so.JSON) {
+			if err := schema(so.JSON, "structured_outputs.json", false); err != nil {
+				return constraint.Output{}, err
+			}
 		}
 		if so.Regex != nil {
-			outs = append(outs, constraint.Output{Kind: constraint.OutputRegex, Regex: *so.Regex, Param: "structured_outputs.regex"})
+			if err := regex(*so.Regex, "structured_outputs.regex"); err != nil {
+				return constraint.Output{}, err
+			}
 		}
 		if so.Choice != nil {
-			outs = append(outs, constraint.Output{Kind: constraint.OutputChoice, Choice: so.Choice, Param: "structured_outputs.choice"})
+			if err := choice(so.Choice, "structured_outputs.choice"); err != nil {
+				return constraint.Output{}, err
+			}
+		}
+		if so.JSONObject != nil && *so.JSONObject {
+			outs = append(outs, constraint.Output{Kind: constraint.OutputJSONObject, Param: "structured_outputs.json_object"})
+		}
+		if len(outs) == n {
+			return constraint.Output{}, badParam("structured_outputs", "structured_outputs needs one of "+structuredKinds)
 		}
 	}
-	if len(gJSON) > 0 && string(gJSON) != "null" {
-		outs = append(outs, constraint.Output{Kind: constraint.OutputJSONSchema, Schema: gJSON, Param: "guided_json"})
+	if !isNull(gJSON) {
+		if err := schema(gJSON, "guided_json", false); err != nil {
+			return constraint.Output{}, err
+		}
 	}
 	if gRegex != nil {
-		outs = append(outs, constraint.Output{Kind: constraint.OutputRegex, Regex: *gRegex, Param: "guided_regex"})
+		if err := regex(*gRegex, "guided_regex"); err != nil {
+			return constraint.Output{}, err
+		}
 	}
 	if gChoice != nil {
-		outs = append(outs, constraint.Output{Kind: constraint.OutputChoice, Choice: gChoice, Param: "guided_choice"})
+		if err := choice(gChoice, "guided_choice"); err != nil {
+			return constraint.Output{}, err
+		}
 	}
 	switch len(outs) {
 	case 0:
@@ -641,9 +1057,13 @@ type templateFunction struct {
 
 // templateMessages converts the OpenAI messages into the JSON array handed to
 // the chat template: content parts joined, "developer" as "system", tool-call
-// arguments decoded.
+// arguments decoded, and each tool message given the name of the function
+// its tool_call_id answers (OpenAI's tool messages carry only the id, and
+// templates such as Hermes' refuse a tool message without a name). A
+// tool_call_id that answers no earlier call is refused, as OpenAI does.
 func templateMessages(msgs []ChatMessage) ([]byte, error) {
 	out := make([]templateMessage, len(msgs))
+	calls := map[string]string{} // tool_call_id → function name, from earlier assistant messages
 	for i, m := range msgs {
 		p := fmt.Sprintf("messages[%d]", i)
 		tm := templateMessage{Role: m.Role, Name: m.Name, ToolCallID: m.ToolCallID}
@@ -652,32 +1072,56 @@ func templateMessages(msgs []ChatMessage) ([]byte, error) {
 		case "developer":
 			tm.Role = "system"
 		case "tool":
+		case "function":
+			return nil, badParam(p+".role", `role "function" (the legacy functions API) is not supported: answer tool calls with role "tool" and tool_call_id`)
+		default:
+			return nil, badParam(p+".role", fmt.Sprintf("role %q: want system, developer, user, assistant or tool", clipText(m.Role, 32)))
+		}
+		if len(m.ToolCalls) > 0 && m.Role != "assistant" {
+			return nil, badParam(p+".tool_calls", "only assistant messages carry tool_calls")
+		}
+		if m.Role == "tool" {
 			if m.ToolCallID == "" {
 				return nil, badParam(p+".tool_call_id", "a tool message needs tool_call_id")
 			}
-		default:
-			return nil, badParam(p+".role", fmt.Sprintf("role %q: want system, developer, user, assistant or tool", m.Role))
+			name, ok := calls[m.ToolCallID]
+			if !ok {
+				return nil, badParam(p+".tool_call_id", fmt.Sprintf("tool_call_id %q answers no tool call of an earlier assistant message", clipText(m.ToolCallID, 64)))
+			}
+			if tm.Name == "" {
+				tm.Name = name
+			}
+		}
+		if isNull(m.Content) && !(m.Role == "assistant" && len(m.ToolCalls) > 0) {
+			if m.Role == "assistant" {
+				return nil, badParam(p+".content", "an assistant message needs content or tool_calls")
+			}
+			return nil, badParam(p+".content", fmt.Sprintf("a %s message needs content (a string or an array of text parts)", m.Role))
 		}
 		text, err := contentText(m.Content, p+".content")
 		if err != nil {
 			return nil, err
 		}
 		tm.Content = text
-		if len(m.ToolCalls) > 0 && m.Role != "assistant" {
-			return nil, badParam(p+".tool_calls", "only assistant messages carry tool_calls")
-		}
 		for k, tc := range m.ToolCalls {
+			cp := fmt.Sprintf("%s.tool_calls[%d]", p, k)
 			if tc.Function.Name == "" {
-				return nil, badParam(fmt.Sprintf("%s.tool_calls[%d].function.name", p, k), "a tool call needs a function name")
+				return nil, badParam(cp+".function.name", "a tool call needs a function name")
+			}
+			typ := tc.Type
+			if typ == "" {
+				typ = "function"
+			}
+			if typ != "function" {
+				return nil, badParam(cp+".type", fmt.Sprintf("tool call type %q is not supported (only \"function\")", clipText(typ, 32)))
 			}
 			args := json.RawMessage(strings.TrimSpace(tc.Function.Arguments))
 			if !json.Valid(args) {
 				b, _ := json.Marshal(tc.Function.Arguments)
 				args = b
 			}
-			typ := tc.Type
-			if typ == "" {
-				typ = "function"
+			if tc.ID != "" {
+				calls[tc.ID] = tc.Function.Name
 			}
 			tm.ToolCalls = append(tm.ToolCalls, templateToolCall{ID: tc.ID, Type: typ, Function: templateFunction{Name: tc.Function.Name, Arguments: args}})
 		}
@@ -778,22 +1222,113 @@ func sortByRank(keys []string, rank map[string]int) {
 	}
 }
 
-// FromCompletionRequest validates r and converts it: the prompts (a string or
-// an array of strings), the output constraint and the generation parameters.
-func FromCompletionRequest(r *CompletionRequest) (prompts []string, out constraint.Output, g genParams, err error) {
-	raw := bytes.TrimSpace(r.Prompt)
+// completionPrompt is one prompt of a completions request: text to
+// tokenize, or token ids as given (Tokens not nil).
+type completionPrompt struct {
+	Text   string
+	Tokens []runner.TokenID
+}
+
+// maxTokenID bounds a prompt token id before the model's vocabulary is
+// known (the handler checks the vocabulary): no vocabulary has 2^31 tokens.
+const maxTokenID = 1<<31 - 1
+
+// parsePrompt reads a completions prompt in OpenAI's four forms: a string,
+// an array of strings, an array of token ids, or an array of arrays of token
+// ids. Token ids are non-negative integers; nothing is nested deeper.
+func parsePrompt(raw json.RawMessage) ([]completionPrompt, error) {
+	const forms = "prompt must be a string, an array of strings, an array of token ids or an array of arrays of token ids"
+	raw = bytes.TrimSpace(raw)
+	if isNull(raw) {
+		return nil, badParam("prompt", "prompt is required")
+	}
 	var one string
-	if err := json.Unmarshal(raw, &one); err == nil {
-		prompts = []string{one}
-	} else if err := json.Unmarshal(raw, &prompts); err != nil || len(prompts) == 0 {
-		return nil, out, g, badParam("prompt", "prompt must be a string or a non-empty array of strings")
+	if json.Unmarshal(raw, &one) == nil {
+		if one == "" {
+			return nil, badParam("prompt", "prompt must not be empty")
+		}
+		return []completionPrompt{{Text: one}}, nil
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil, badParam("prompt", forms)
+	}
+	if len(items) == 0 {
+		return nil, badParam("prompt", "prompt must not be an empty array")
+	}
+	tokenList := func(items []json.RawMessage, param string) ([]runner.TokenID, error) {
+		ids := make([]runner.TokenID, len(items))
+		for k, it := range items {
+			// A JSON number (the decoder validated it), written as an
+			// integer: not a string, array or fraction.
+			it = bytes.TrimSpace(it)
+			if len(it) == 0 || it[0] != '-' && (it[0] < '0' || it[0] > '9') {
+				return nil, badParam(fmt.Sprintf("%s[%d]", param, k), forms+" (not a mix)")
+			}
+			id, err := strconv.ParseInt(string(it), 10, 64)
+			if err != nil || id < 0 || id > maxTokenID {
+				return nil, badParam(fmt.Sprintf("%s[%d]", param, k), fmt.Sprintf("token id %s is not a non-negative integer in range", clipText(string(it), 32)))
+			}
+			ids[k] = runner.TokenID(id)
+		}
+		return ids, nil
+	}
+	switch bytes.TrimSpace(items[0])[0] {
+	case '"':
+		out := make([]completionPrompt, len(items))
+		for i, it := range items {
+			if json.Unmarshal(it, &out[i].Text) != nil {
+				return nil, badParam(fmt.Sprintf("prompt[%d]", i), forms+" (not a mix)")
+			}
+			if out[i].Text == "" {
+				return nil, badParam(fmt.Sprintf("prompt[%d]", i), "prompt must not be empty")
+			}
+		}
+		return out, nil
+	case '[':
+		out := make([]completionPrompt, len(items))
+		for i, it := range items {
+			var inner []json.RawMessage
+			if json.Unmarshal(it, &inner) != nil {
+				return nil, badParam(fmt.Sprintf("prompt[%d]", i), forms+" (not a mix)")
+			}
+			if len(inner) == 0 {
+				return nil, badParam(fmt.Sprintf("prompt[%d]", i), "a token prompt must not be empty")
+			}
+			ids, err := tokenList(inner, fmt.Sprintf("prompt[%d]", i))
+			if err != nil {
+				return nil, err
+			}
+			out[i].Tokens = ids
+		}
+		return out, nil
+	}
+	ids, err := tokenList(items, "prompt")
+	if err != nil {
+		return nil, err
+	}
+	return []completionPrompt{{Tokens: ids}}, nil
+}
+
+// FromCompletionRequest validates r against the API and lim and converts it:
+// the prompts, the output constraint and the generation parameters.
+func FromCompletionRequest(r *CompletionRequest, lim Limits) (prompts []completionPrompt, out constraint.Output, g genParams, err error) {
+	lim = lim.withDefaults()
+	if prompts, err = parsePrompt(r.Prompt); err != nil {
+		return nil, out, g, err
 	}
 	for i, p := range prompts {
-		if p == "" {
-			return nil, out, g, badParam(fmt.Sprintf("prompt[%d]", i), "prompt must not be empty")
+		if len(p.Text) > lim.MaxPromptBytes {
+			return nil, out, g, overLimit(fmt.Sprintf("prompt[%d]", i), "prompt_too_large", fmt.Sprintf("the prompt is %d bytes", len(p.Text)), lim.MaxPromptBytes, "max-prompt-bytes")
 		}
 	}
-	if out, err = outputOf(r.ResponseFormat, r.StructuredOutputs, r.GuidedJSON, r.GuidedRegex, r.GuidedChoice); err != nil {
+	if r.Echo {
+		return nil, out, g, &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "unsupported_parameter", Param: "echo", Msg: "echo is not supported"}
+	}
+	if r.BestOf != nil && *r.BestOf != 1 {
+		return nil, out, g, badParam("best_of", fmt.Sprintf("best_of %d: only 1 is supported (this server does not rank candidates; use n for several choices)", *r.BestOf))
+	}
+	if out, err = outputOf(r.ResponseFormat, r.StructuredOutputs, r.GuidedJSON, r.GuidedRegex, r.GuidedChoice, lim); err != nil {
 		return nil, out, g, err
 	}
 	top := 0
@@ -816,6 +1351,9 @@ func FromCompletionRequest(r *CompletionRequest) (prompts []string, out constrai
 	}
 	g.Stream = r.Stream
 	if r.StreamOptions != nil {
+		if !r.Stream {
+			return nil, out, g, badParam("stream_options", "stream_options is only allowed with stream: true")
+		}
 		g.IncludeUsage = r.StreamOptions.IncludeUsage
 	}
 	return prompts, out, g, nil

@@ -31,7 +31,7 @@ func TestFromChatRequest(t *testing.T) {
 				if j.Spec.ToolMode != constraint.ToolRequired || j.Spec.Parallel || !reflect.DeepEqual(j.Spec.Tools, want) {
 					t.Errorf("spec = %+v", j.Spec)
 				}
-				if got := string(j.Tools); got != `[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}]` {
+				if got := string(j.Tools); got != `[{"type":"function","function":{"name":"f","description":"","parameters":{"type":"object","properties":{}}}}]` {
 					t.Errorf("template tools = %s", got)
 				}
 			}},
@@ -45,7 +45,7 @@ func TestFromChatRequest(t *testing.T) {
 			{Role: "assistant", Content: json.RawMessage(`null`), ToolCalls: []ToolCall{{ID: "call_1", Type: "function", Function: FunctionCall{Name: "f", Arguments: `{"a": 1}`}}}},
 			{Role: "tool", ToolCallID: "call_1", Content: json.RawMessage(`"42"`)},
 		}}, func(t *testing.T, j *chatJob) {
-			want := `[{"role":"system","content":"be brief"},{"role":"assistant","content":"","tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":{"a":1}}}]},{"role":"tool","content":"42","tool_call_id":"call_1"}]`
+			want := `[{"role":"system","content":"be brief"},{"role":"assistant","content":"","tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":{"a":1}}}]},{"role":"tool","content":"42","name":"f","tool_call_id":"call_1"}]`
 			if string(j.Messages) != want {
 				t.Errorf("messages = %s\nwant %s", j.Messages, want)
 			}
@@ -76,7 +76,7 @@ func TestFromChatRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			j, err := FromChatRequest(&tt.req)
+			j, err := FromChatRequest(&tt.req, Limits{})
 			if err != nil {
 				t.Fatalf("FromChatRequest error: %v", err)
 			}
@@ -110,7 +110,7 @@ func TestFromChatRequestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := FromChatRequest(&tt.req)
+			_, err := FromChatRequest(&tt.req, Limits{})
 			var ae *apiError
 			if !errors.As(err, &ae) || ae.Status != 400 || ae.Param != tt.param {
 				t.Errorf("FromChatRequest error = %v, want 400 naming %q", err, tt.param)
@@ -140,15 +140,15 @@ func TestFinishReason(t *testing.T) {
 }
 
 func TestFromCompletionRequest(t *testing.T) {
-	prompts, out, g, err := FromCompletionRequest(&CompletionRequest{Prompt: json.RawMessage(`["a","b"]`), GuidedRegex: ptr("x"), Logprobs: ptr(2)})
+	prompts, out, g, err := FromCompletionRequest(&CompletionRequest{Prompt: json.RawMessage(`["a","b"]`), GuidedRegex: ptr("x"), Logprobs: ptr(2)}, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(prompts, []string{"a", "b"}) || out.Kind != constraint.OutputRegex || g.MaxTokens != 16 || g.Params.TopLogprobs != 2 {
+	if !reflect.DeepEqual(prompts, []completionPrompt{{Text: "a"}, {Text: "b"}}) || out.Kind != constraint.OutputRegex || g.MaxTokens != 16 || g.Params.TopLogprobs != 2 {
 		t.Errorf("got %v %+v %+v", prompts, out, g)
 	}
 	for _, p := range []string{`3`, `[]`, `""`, `[""]`} {
-		if _, _, _, err := FromCompletionRequest(&CompletionRequest{Prompt: json.RawMessage(p)}); err == nil {
+		if _, _, _, err := FromCompletionRequest(&CompletionRequest{Prompt: json.RawMessage(p)}, Limits{}); err == nil {
 			t.Errorf("prompt %s: no error", p)
 		}
 	}

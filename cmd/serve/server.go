@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -49,6 +50,11 @@ func NewServer(cfg Config, log *slog.Logger) *Server {
 	s.metrics = newMetrics(cfg.Parallel, s.cache)
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
+	// A wrong method on a known path is a 405 naming the allowed ones, and
+	// a path that differs by a trailing slash is a 404, not a redirect
+	// (clients replay a redirected POST without its body).
+	e.HandleMethodNotAllowed = true
+	e.RedirectTrailingSlash = false
 	e.Use(s.edge)
 	e.GET("/health", s.health)
 	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
@@ -57,7 +63,12 @@ func NewServer(cfg Config, log *slog.Logger) *Server {
 	v1.POST("/chat/completions", s.handle(s.chat))
 	v1.POST("/completions", s.handle(s.completions))
 	e.NoRoute(func(c *gin.Context) {
-		renderError(c, &apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "not_found", Msg: fmt.Sprintf("no route %s %s", c.Request.Method, c.Request.URL.Path)})
+		renderError(c, &apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "not_found", Msg: fmt.Sprintf("no route %s %s", c.Request.Method, clipText(c.Request.URL.Path, 200))})
+	})
+	e.NoMethod(func(c *gin.Context) {
+		allow := c.Writer.Header().Get("Allow")
+		renderError(c, &apiError{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error", Code: "method_not_allowed",
+			Msg: fmt.Sprintf("%s is not allowed on %s (allowed: %s)", c.Request.Method, clipText(c.Request.URL.Path, 200), allow)})
 	})
 	s.engine = e
 	return s
@@ -113,8 +124,10 @@ func (s *Server) auth(c *gin.Context) {
 	if s.cfg.APIKey == "" {
 		return
 	}
-	got, ok := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.APIKey)) != 1 {
+	// The scheme is case-insensitive (RFC 9110 section 11.1).
+	h := c.GetHeader("Authorization")
+	ok := len(h) > 7 && strings.EqualFold(h[:7], "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(h[7:])), []byte(s.cfg.APIKey)) != 1 {
 		renderError(c, &apiError{Status: http.StatusUnauthorized, Type: "authentication_error", Code: "invalid_api_key", Msg: "missing or wrong API key: send Authorization: Bearer <key> (--api-key)"})
 		return
 	}
@@ -186,15 +199,27 @@ func (s *Server) release(n int) {
 	}
 }
 
-// bind decodes the JSON body into v.
+// bind reads the body (edge bounds it by --max-body-bytes: a larger one is
+// a 413) and decodes it into v with decodeRequest. The ignored fields it
+// carried are listed in the X-Conform-Ignored header.
 func bind(c *gin.Context, v any) error {
-	dec := jsonDecoder(c.Request.Body)
-	if err := dec.Decode(v); err != nil {
-		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
-			return err
+	var body []byte
+	if c.Request.Body != nil {
+		var err error
+		if body, err = io.ReadAll(c.Request.Body); err != nil {
+			var mb *http.MaxBytesError
+			if errors.As(err, &mb) {
+				return err
+			}
+			return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_json", Msg: "the request body could not be read: " + err.Error()}
 		}
-		return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "invalid_json", Msg: "the request body is not valid JSON for this endpoint: " + err.Error()}
+	}
+	ignored, err := decodeRequest(body, v)
+	if err != nil {
+		return err
+	}
+	if len(ignored) > 0 {
+		c.Header("X-Conform-Ignored", strings.Join(ignored, ", "))
 	}
 	return nil
 }
