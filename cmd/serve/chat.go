@@ -24,7 +24,7 @@ func (s *Server) chat(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	j, err := FromChatRequest(&req)
+	j, err := FromChatRequest(&req, s.cfg.Limits())
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func (s *Server) chat(c *gin.Context) error {
 	if len(res.Unenforced) > 0 {
 		c.Header("X-Conform-Unenforced", UnenforcedHeader(res.Unenforced))
 	}
-	prompt, err := chatPrompt(m, j)
+	prompt, err := chatPrompt(m, j, s.cfg.Limits())
 	if err != nil {
 		return err
 	}

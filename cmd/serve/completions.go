@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -24,9 +25,37 @@ func (s *Server) completions(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	prompts, out, g, err := FromCompletionRequest(&req)
+	prompts, out, g, err := FromCompletionRequest(&req, s.cfg.Limits())
 	if err != nil {
 		return err
+	}
+	// Every generation needs an admission: more than the server can ever
+	// admit at once is a 400, not a 429 that no retry would clear.
+	if total, most := len(prompts)*g.N, s.cfg.Parallel+s.cfg.MaxQueue; total > most {
+		return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "array_above_max_length", Param: "prompt",
+			Msg: fmt.Sprintf("%d prompts × n %d ask for %d generations, more than the %d this server admits at once (--parallel plus --max-queue)", len(prompts), g.N, total, most)}
+	}
+	toks := make([][]runner.TokenID, len(prompts))
+	for i, p := range prompts {
+		param := "prompt"
+		if len(prompts) > 1 {
+			param = fmt.Sprintf("prompt[%d]", i)
+		}
+		if p.Tokens != nil {
+			for k, id := range p.Tokens {
+				if int(id) >= len(m.Vocab.Tokens) {
+					return badParam(fmt.Sprintf("%s[%d]", param, k), fmt.Sprintf("token id %d is outside the vocabulary (%d tokens)", id, len(m.Vocab.Tokens)))
+				}
+			}
+			toks[i] = p.Tokens
+			continue
+		}
+		if err := promptFits(m, len(p.Text), param); err != nil {
+			return err
+		}
+		if toks[i], err = m.Tokenize(p.Text); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := context.WithCancel(c.Request.Context())
 	defer cancel()
@@ -38,13 +67,9 @@ func (s *Server) completions(c *gin.Context) error {
 		c.Header("X-Conform-Unenforced", UnenforcedHeader(res.Unenforced))
 	}
 	jb := &job{model: m, gen: g, cons: cons, logprobs: g.Params.Logprobs, start: t0}
-	for _, p := range prompts {
-		toks, err := m.Tokenize(p)
-		if err != nil {
-			return err
-		}
+	for _, t := range toks {
 		for range g.N {
-			jb.prompts = append(jb.prompts, toks)
+			jb.prompts = append(jb.prompts, t)
 		}
 	}
 	if err := checkBudget(jb, "max_tokens", "prompt"); err != nil {
