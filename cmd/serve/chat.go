@@ -154,6 +154,13 @@ func (w *sse) data(v any) bool {
 // error envelope as an event (the caller then writes [DONE]): the status is
 // already 200, so the event is how the client learns of it.
 func (w *sse) fail(err error) {
+	if w.c.Request.Context().Err() != nil {
+		// The client went away: nothing failed on our side and nobody is
+		// reading the event.
+		requestLogger(w.c).Info("client went away mid-stream", "err", err)
+		w.failed = true
+		return
+	}
 	ae := toAPIError(err)
 	requestLogger(w.c).Error("generation failed mid-stream", append([]any{"status", ae.Status, "code", ae.Code, "err", err}, panicStack(err)...)...)
 	w.data(envelope(ae))

@@ -3,15 +3,21 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gin-gonic/gin"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"conform/runner"
 )
 
 const weatherParams = `{"type":"object","properties":{"city":{"type":"string","maxLength":10},"unit":{"type":"string","enum":["c","f"]}},"required":["city"],"additionalProperties":false}`
@@ -520,6 +526,8 @@ func TestMetrics(t *testing.T) {
 // generation (which could otherwise run for 100k tokens: EOS is banned).
 func TestDisconnectCancels(t *testing.T) {
 	ts := newTestServer(t, Config{Parallel: 1}, "")
+	var logs syncBuffer
+	ts.Server.log = slog.New(slog.NewJSONHandler(&logs, nil))
 	block := make(chan struct{})
 	ts.eng.setBlock(block)
 	eos := ts.model.Vocab.EOS[0]
@@ -543,6 +551,45 @@ func TestDisconnectCancels(t *testing.T) {
 	}
 	if st := ts.model.Runner.Stats(); st.Sampled >= 100000 {
 		t.Errorf("the generation ran to its end (%d tokens) after the client left", st.Sampled)
+	}
+	// A client going away is not a server fault: logged at info, no error
+	// event written to nobody.
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), `"msg":"request"`); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no request log line after the disconnect: %s", logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if l := logs.String(); strings.Contains(l, `"level":"ERROR"`) {
+		t.Errorf("log after a disconnect:\n%s\nwant no error", l)
+	}
+}
+
+// TestStreamFailAfterDisconnect: a generation that ends with an error after
+// its client went away (its context is done) is logged at info, and no
+// error event is written; with the client still there, the error is logged
+// as an error and sent as an event.
+func TestStreamFailAfterDisconnect(t *testing.T) {
+	for _, gone := range []bool{true, false} {
+		var logs syncBuffer
+		rec := httptest.NewRecorder()
+		c, _ := gin.CreateTestContext(rec)
+		ctx, cancel := context.WithCancel(context.Background())
+		c.Request = httptest.NewRequest("POST", "/v1/chat/completions", nil).WithContext(ctx)
+		c.Set(ctxLogger, slog.New(slog.NewJSONHandler(&logs, nil)))
+		if gone {
+			cancel()
+		}
+		w := newSSE(c)
+		w.fail(&runner.Error{Code: runner.CodeEngine, Msg: "boom"})
+		cancel()
+		l, body := logs.String(), rec.Body.String()
+		if gone && (strings.Contains(l, `"level":"ERROR"`) || !strings.Contains(l, "client went away") || body != "") {
+			t.Errorf("client gone: log %s body %q; want \"client went away\" at info and nothing written", l, body)
+		}
+		if !gone && (!strings.Contains(l, `"level":"ERROR"`) || !strings.Contains(body, `"error"`)) {
+			t.Errorf("client there: log %s body %q; want an error log and an error event", l, body)
+		}
 	}
 }
 
