@@ -24,9 +24,9 @@ func (r *Report) Table(out io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	cut := "not errors"
-	if r.LengthCutIsError {
-		cut = "counted as errors"
+	cut := "counted as errors"
+	if r.AllowCut {
+		cut = "not errors (-allow-cut)"
 	}
 	fmt.Fprintf(out, "errors: %d (cut outputs %s)\n", r.Errors, cut)
 	fmt.Fprintf(out, "time to first token: p50 %s, p99 %s (%d requests)\n", roundDur(r.TTFTp50), roundDur(r.TTFTp99), r.TTFTSamples)

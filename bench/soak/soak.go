@@ -22,9 +22,9 @@
 // does not validate (github.com/santhosh-tekuri/jsonschema/v6, formats
 // asserted) is an invalid output, an error. One that stopped at max_tokens
 // is valid when it validates and cut when it does not: cut outputs are
-// counted apart and are errors only with Config.LengthCutIsError (the
-// server is to keep enough budget to close constrained output; until it
-// does, random-weight models get cut often).
+// counted apart and are errors unless Config.AllowCut (the server keeps
+// enough budget to close constrained output, so a cut answer is a broken
+// guarantee; AllowCut is for servers that do not).
 //
 // Around the load, Run probes the server (GET /metrics: conform_busy_slots,
 // conform_queue_depth, conform_constraint_cache_bytes, and go_goroutines
@@ -88,9 +88,9 @@ type Config struct {
 	// Settle is the wait between the end of the load and the last probe
 	// (default 1 s).
 	Settle time.Duration
-	// LengthCutIsError counts cut outputs (a constrained answer stopped at
+	// AllowCut does not count cut outputs (a constrained answer stopped at
 	// max_tokens before it validated) as errors.
-	LengthCutIsError bool
+	AllowCut bool
 	// Progress, when not nil, gets a line of running totals every
 	// ProgressEvery (default 10 s).
 	Progress      io.Writer
@@ -339,17 +339,17 @@ const maxSamples = 20
 
 // Report is what a run measured. Its JSON form is the CLI's JSON line.
 type Report struct {
-	Clients          int           `json:"clients"`
-	Duration         time.Duration `json:"-"`
-	Elapsed          time.Duration `json:"-"`
-	Settle           time.Duration `json:"-"`
-	MaxTokens        int           `json:"max_tokens"`
-	LengthCutIsError bool          `json:"length_cut_is_error"`
+	Clients   int           `json:"clients"`
+	Duration  time.Duration `json:"-"`
+	Elapsed   time.Duration `json:"-"`
+	Settle    time.Duration `json:"-"`
+	MaxTokens int           `json:"max_tokens"`
+	AllowCut  bool          `json:"allow_cut"`
 	// ByKind is keyed by Kind.String().
 	ByKind map[string]*KindStats `json:"by_kind"`
 	Total  KindStats             `json:"total"`
 	// Errors counts failed requests (HTTP, stream, invalid complete
-	// outputs, timeouts; and cut outputs with LengthCutIsError).
+	// outputs, timeouts; and cut outputs unless AllowCut).
 	Errors int `json:"errors"`
 	// TTFT is the time from sending a request to its first chunk with
 	// output, over every request that got one (disconnecting ones too).
@@ -370,7 +370,7 @@ type Report struct {
 }
 
 func newReport(cfg *Config) *Report {
-	r := &Report{Clients: cfg.Clients, Duration: cfg.Duration, Settle: cfg.Settle, MaxTokens: cfg.MaxTokens, LengthCutIsError: cfg.LengthCutIsError,
+	r := &Report{Clients: cfg.Clients, Duration: cfg.Duration, Settle: cfg.Settle, MaxTokens: cfg.MaxTokens, AllowCut: cfg.AllowCut,
 		ByKind: map[string]*KindStats{}, Before: unprobed(), After: unprobed()}
 	for _, k := range Kinds {
 		r.ByKind[k.String()] = &KindStats{}
@@ -388,7 +388,7 @@ func (r *Report) add(res result) {
 	}
 	line := fmt.Sprintf("%s %s: %s", res.kind, res.outcome, res.detail)
 	switch {
-	case res.outcome.failed() || (res.outcome == OutcomeCut && r.LengthCutIsError):
+	case res.outcome.failed() || (res.outcome == OutcomeCut && !r.AllowCut):
 		if len(r.ErrorSamples) < maxSamples {
 			r.ErrorSamples = append(r.ErrorSamples, line)
 		}
@@ -412,7 +412,7 @@ func (r *Report) finish() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.Errors = r.Total.errors()
-	if r.LengthCutIsError {
+	if !r.AllowCut {
 		r.Errors += r.Total.Cut
 	}
 	sort.Slice(r.ttfts, func(i, j int) bool { return r.ttfts[i] < r.ttfts[j] })

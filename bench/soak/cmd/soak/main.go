@@ -75,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the request mix")
 	fs.StringVar(&cfg.Model, "model", "", "the request's model field (empty: left out)")
 	fs.StringVar(&cfg.APIKey, "api-key", "", "bearer token (the server's --api-key)")
-	fs.BoolVar(&cfg.LengthCutIsError, "length-cut-is-error", false, "count constrained outputs cut by max_tokens as errors")
+	fs.BoolVar(&cfg.AllowCut, "allow-cut", false, "do not count constrained outputs cut by max_tokens as errors (for servers that do not keep the budget to close them)")
 	fs.DurationVar(&cfg.ProgressEvery, "progress", 10*time.Second, "interval of the progress lines on stderr")
 	fs.BoolVar(&quiet, "quiet", false, "no progress lines")
 	fs.StringVar(&jsonOut, "json", "", "also write the JSON report to this file (a line per round)")

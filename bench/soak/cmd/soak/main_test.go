@@ -13,8 +13,8 @@ import (
 )
 
 // fake answers every chat completion with one content chunk cut at
-// max_tokens (valid free text; constrained kinds count as cut, not as
-// errors) and reports busy slots on /metrics.
+// max_tokens (valid free text; constrained kinds count as cut: errors
+// unless -allow-cut) and reports busy slots on /metrics.
 func fake(t *testing.T, busy int) *httptest.Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
@@ -44,10 +44,11 @@ func TestRun(t *testing.T) {
 		code int
 		out  string // in stdout, or in stderr when code is 2
 	}{
-		{"pass", []string{"-url", ok.URL, "-clients", "3", "-duration", "100ms", "-quiet"}, 0, "result: PASS"},
-		{"rounds", []string{"-url", ok.URL, "-clients", "2", "-duration", "50ms", "-quiet", "-rounds", "2"}, 0, "round 2 of 2"},
+		{"pass", []string{"-url", ok.URL, "-clients", "3", "-duration", "100ms", "-quiet", "-allow-cut"}, 0, "result: PASS"},
+		{"cut outputs are errors", []string{"-url", ok.URL, "-clients", "2", "-duration", "50ms", "-quiet"}, 1, "failed requests"},
+		{"rounds", []string{"-url", ok.URL, "-clients", "2", "-duration", "50ms", "-quiet", "-allow-cut", "-rounds", "2"}, 0, "round 2 of 2"},
 		{"bad rounds", []string{"-url", ok.URL, "-rounds", "0"}, 2, "-rounds 0"},
-		{"busy slot", []string{"-url", stuck.URL, "-clients", "1", "-duration", "50ms", "-quiet"}, 1, "busy slots"},
+		{"busy slot", []string{"-url", stuck.URL, "-clients", "1", "-duration", "50ms", "-quiet", "-allow-cut"}, 1, "busy slots"},
 		{"neither url nor server", nil, 2, "give -url"},
 		{"both", []string{"-url", ok.URL, "-server", "x"}, 2, "not both"},
 		{"pid with server", []string{"-server", "x", "-pid", "1"}, 2, "-pid is for -url"},
@@ -90,7 +91,7 @@ func TestRun(t *testing.T) {
 func TestJSONFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "soak.json")
 	var stdout, stderr strings.Builder
-	if code := run(context.Background(), []string{"-url", fake(t, 0).URL, "-clients", "2", "-duration", "50ms", "-quiet", "-rounds", "2", "-json", path}, &stdout, &stderr); code != 0 {
+	if code := run(context.Background(), []string{"-url", fake(t, 0).URL, "-clients", "2", "-duration", "50ms", "-quiet", "-allow-cut", "-rounds", "2", "-json", path}, &stdout, &stderr); code != 0 {
 		t.Fatalf("run = %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 	b, err := os.ReadFile(path)
