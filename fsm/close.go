@@ -750,6 +750,9 @@ func (c *Constraint) absorbsSafe(q StateID) (bool, error) {
 // walkEnds walks t like trie.walk, from the premultiplied state start, and
 // calls visit with every token whose bytes keep the state alive and the
 // premultiplied state it ends in. sentinel is the id of non-token nodes.
+// It repeats trie.walk's loop instead of sharing it through a callback:
+// that loop computes every cold mask, and a call per allowed token there
+// would slow the mask path to serve this rarer one.
 func (t *trie) walkEnds(wk *walker, start, sentinel uint32, visit func(tok, s uint32)) {
 	var stack trieStack
 	stack[0] = start

@@ -365,6 +365,8 @@ func catalog() []catalogCase {
 		{name: "json_schema name of 65 characters", body: chat(`"response_format":{"type":"json_schema","json_schema":{"name":"` + strings.Repeat("n", 65) + `","schema":{"type":"string"}}}`), status: 400, param: "response_format.json_schema.name"},
 		{name: "json_schema name missing", body: chat(`"response_format":{"type":"json_schema","json_schema":{"schema":{"type":"string"}}}`), status: 400, param: "response_format.json_schema.name"},
 		{name: "response_format type grammar", body: chat(`"response_format":{"type":"grammar","grammar":"root ::= x"}`), status: 400, param: "response_format.type"},
+		{name: "refused field set to null", body: chat(`"reasoning_effort":null,"functions":null`), status: 200},
+		{name: "unknown field set to null", body: chat(`"frobnicate":null`), status: 200},
 		{name: "structured_outputs lark", body: chat(`"structured_outputs":{"lark":"start: \"a\""}`), status: 400, code: "unsupported_parameter", param: "structured_outputs.lark"},
 		{name: "structured_outputs grammar", body: chat(`"structured_outputs":{"grammar":"root ::= \"a\""}`), status: 400, code: "unsupported_parameter", param: "structured_outputs.grammar"},
 		{name: "structured_outputs structural_tag", body: chat(`"structured_outputs":{"structural_tag":"{}"}`), status: 400, code: "unsupported_parameter"},

@@ -481,6 +481,10 @@ func decodeRequest(body []byte, v any) (ignored []string, err error) {
 	for _, k := range names {
 		switch {
 		case known[k]:
+		case bytes.Equal(bytes.TrimSpace(fields[k]), []byte("null")):
+			// null is "not set" (clients send explicit nulls for
+			// defaults): nothing to refuse, nothing changes the output.
+			ignored = append(ignored, k)
 		case ignoredFields[k] != "":
 			ignored = append(ignored, k)
 		case refusedFields[k] != "":
