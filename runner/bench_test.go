@@ -24,16 +24,16 @@ func (e *rowEngine) Decode(b Batch) error {
 func (e *rowEngine) Logits(i int) ([]float32, error)  { return e.row, nil }
 func (e *rowEngine) RemoveKV(seq, from, to int) error { return nil }
 
-// denseConstraint allows a fixed 90% of the vocabulary forever (never
+// denseGuide allows a fixed 90% of the vocabulary forever (never
 // accepting), like a JSON string state: it costs one mask copy per token.
-type denseConstraint struct{ mask []uint64 }
+type denseGuide struct{ mask []uint64 }
 
-func (c *denseConstraint) FillMask(dst []uint64) error { copy(dst, c.mask); return nil }
-func (c *denseConstraint) Accept(t TokenID) error      { return nil }
-func (c *denseConstraint) IsAccepting() bool           { return false }
-func (c *denseConstraint) IsTerminated() bool          { return false }
-func (c *denseConstraint) Forced(max int) []TokenID    { return nil }
-func (c *denseConstraint) Rollback(n int) error        { return nil }
+func (c *denseGuide) FillMask(dst []uint64) error { copy(dst, c.mask); return nil }
+func (c *denseGuide) Accept(t TokenID) error      { return nil }
+func (c *denseGuide) IsAccepting() bool           { return false }
+func (c *denseGuide) IsTerminated() bool          { return false }
+func (c *denseGuide) Forced(max int) []TokenID    { return nil }
+func (c *denseGuide) Rollback(n int) error        { return nil }
 
 // BenchmarkGenerate reports the loop's cost per output token with 4 slots
 // generating 64 tokens each, without and with a constraint, with the slots'
@@ -69,7 +69,7 @@ func BenchmarkGenerate(b *testing.B) {
 					for i := range 4 {
 						req := Request{Prompt: []TokenID{1, 2, 3}, MaxTokens: 64, Params: sampler.Params{Seed: uint64(i), Temperature: sampler.Temp(0.8)}}
 						if constrained {
-							req.Constraint = &denseConstraint{mask: mask}
+							req.Guide = &denseGuide{mask: mask}
 						}
 						ch, err := rn.Submit(ctx, req)
 						if err != nil {

@@ -196,10 +196,10 @@ func TestCloseSchemas(t *testing.T) {
 				continue // an accepting start: nothing to close
 			}
 			p := sampler.Params{Seed: uint64(i*100 + j), Temperature: sampler.Temp(1)}
-			runs = append(runs, run{i, b, submit(t, r, Request{Prompt: []TokenID{TokenID(i % 90), 3}, Params: p, MaxTokens: b, Constraint: constraints[i].NewMatcher()})})
+			runs = append(runs, run{i, b, submit(t, r, Request{Prompt: []TokenID{TokenID(i % 90), 3}, Params: p, MaxTokens: b, Guide: constraints[i].NewMatcher()})})
 		}
 		if n > 1 {
-			runs = append(runs, run{i, n - 1, submit(t, r, Request{Prompt: []TokenID{5}, Params: sampler.Params{Seed: uint64(i)}, MaxTokens: n - 1, Constraint: constraints[i].NewMatcher()})})
+			runs = append(runs, run{i, n - 1, submit(t, r, Request{Prompt: []TokenID{5}, Params: sampler.Params{Seed: uint64(i)}, MaxTokens: n - 1, Guide: constraints[i].NewMatcher()})})
 		}
 	}
 	finishes := map[FinishReason]int{}
@@ -291,7 +291,7 @@ func TestCloseFinishReason(t *testing.T) {
 		{"closed by the budget", need + 4, letters, FinishLength, true},
 		{"closed by the model", 50, map[sampler.TokenID]float64{sampler.TokenID(id[`"}`]): 30}, FinishConstraint, false},
 	} {
-		res := collect(t, submit(t, r, Request{Prompt: []TokenID{1, 2}, Params: sampler.Params{Seed: 1, LogitBias: tt.bias}, MaxTokens: tt.maxTokens, Constraint: c.NewMatcher()}))
+		res := collect(t, submit(t, r, Request{Prompt: []TokenID{1, 2}, Params: sampler.Params{Seed: 1, LogitBias: tt.bias}, MaxTokens: tt.maxTokens, Guide: c.NewMatcher()}))
 		if res.final.Err != nil || res.final.Finish != tt.want {
 			t.Errorf("%s: %v, want finish %s", tt.name, res, tt.want)
 			continue
@@ -305,10 +305,10 @@ func TestCloseFinishReason(t *testing.T) {
 	}
 }
 
-// budgetFake is a BudgetConstraint that records the budgets it is asked
+// budgetFake is a BudgetGuide that records the budgets it is asked
 // for, over a script.
 type budgetFake struct {
-	*scriptConstraint
+	*scriptGuide
 	budgets []int
 }
 
@@ -334,8 +334,8 @@ func TestCloseBudgets(t *testing.T) {
 		{"both", 10, 253, []int{3, 2, 1}},
 	} {
 		r, _ := start(t, Config{}) // ContextSize 256
-		bf := &budgetFake{scriptConstraint: newScript(testEOS, false, steps...)}
-		res := collect(t, submit(t, r, Request{Prompt: prompt(1, tt.prompt), Params: noEOS, MaxTokens: tt.maxTokens, Constraint: bf}))
+		bf := &budgetFake{scriptGuide: newScript(testEOS, false, steps...)}
+		res := collect(t, submit(t, r, Request{Prompt: prompt(1, tt.prompt), Params: noEOS, MaxTokens: tt.maxTokens, Guide: bf}))
 		if res.final.Err != nil || fmt.Sprint(bf.budgets) != fmt.Sprint(tt.want) {
 			t.Errorf("%s: %v, budgets %v, want %v", tt.name, res, bf.budgets, tt.want)
 		}

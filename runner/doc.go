@@ -1,6 +1,7 @@
 // Package runner is the generation loop: continuous batching of many
 // requests over one inference engine, with per-request sampling and an
-// optional constraint that guarantees the output's shape.
+// optional [Guide] (the request's output constraint) that guarantees the
+// output's shape.
 //
 // # Pipeline
 //
@@ -15,7 +16,7 @@
 //     Config.BatchSize tokens in all;
 //  4. decodes it, and for each slot whose pending tokens are all in the KV
 //     cache, takes its logits row and runs
-//     constraint mask (FillMask, or FillMaskWithin the remaining budget)
+//     guide mask (FillMask, or FillMaskWithin the remaining budget)
 //     → sampler chain → Accept → Forced,
 //     where forced tokens (the only way forward under the constraint) are
 //     accepted and queued without sampling, so several of them go through
@@ -26,10 +27,10 @@
 //     [FinishReason] (EOS, stop sequence, terminated constraint, max tokens,
 //     context end, cancellation, or error).
 //
-// A request with a constraint never gets an unconstrained token: an error
-// from the constraint or an empty mask ends that request with the error.
+// A request with a Guide never gets an unconstrained token: an error
+// from the Guide or an empty mask ends that request with the error.
 //
-// A constraint that is a [BudgetConstraint] (an fsm matcher) also keeps the
+// A Guide that is a [BudgetGuide] (an fsm matcher) also keeps the
 // output closable within the request's budget, the lesser of what
 // MaxTokens and the context leave: before the first token the request
 // ends with an error if even the shortest output does not fit (MinTokens),

@@ -3,14 +3,14 @@ package runner
 import "conform/fsm"
 
 // TokenID names a token. It is fsm's id type, so that *fsm.Matcher is a
-// Constraint as it stands; the runner converts to sampler.TokenID (also an
+// Guide as it stands; the runner converts to sampler.TokenID (also an
 // int32) at the sampler's boundary.
 type TokenID = fsm.TokenID
 
-// *fsm.Matcher is the production Constraint, and closes within a budget.
+// *fsm.Matcher is the production Guide, and closes within a budget.
 var (
-	_ Constraint       = (*fsm.Matcher)(nil)
-	_ BudgetConstraint = (*fsm.Matcher)(nil)
+	_ Guide       = (*fsm.Matcher)(nil)
+	_ BudgetGuide = (*fsm.Matcher)(nil)
 )
 
 // Engine is the inference engine the runner drives: one context holding the
@@ -72,12 +72,14 @@ func (b *Batch) add(t TokenID, pos, seq int, logits bool) {
 	b.Logits = append(b.Logits, logits)
 }
 
-// Constraint restricts which tokens a request may produce; *fsm.Matcher
-// implements it. A Constraint belongs to one request. After its first error
-// every later call returns that error (sticky). The runner never passes EOS
-// to Accept: it ends the request when the sampler picks an EOS the mask
-// allowed.
-type Constraint interface {
+// Guide restricts which tokens a request may produce: it is the runner's
+// view of the request's output constraint, one walker over it per request.
+// *fsm.Matcher implements it (the name is not fsm.Constraint's, which is the
+// shared compiled automaton a Guide walks). A Guide belongs to one request.
+// After its first error every later call returns that error (sticky). The
+// runner never passes EOS to Accept: it ends the request when the sampler
+// picks an EOS the mask allowed.
+type Guide interface {
 	// FillMask sets in dst (MaskWords(NumVocab) words, zeroed by the runner)
 	// the bit of every token allowed next, EOS included when accepting.
 	FillMask(dst []uint64) error
@@ -96,17 +98,17 @@ type Constraint interface {
 	Rollback(n int) error
 }
 
-// BudgetConstraint is a Constraint that can keep room to complete its
-// output within a token budget; *fsm.Matcher implements it. When a
-// request's constraint does, the runner ends the request with an error
-// before its first token if even the shortest output does not fit, and
-// masks each step with FillMaskWithin and the remaining budget (the lesser
-// of what MaxTokens and the context leave), so an output cut by the budget
-// is still complete. It is a separate interface so that constraints
-// without the notion (test fakes) need not implement it; they get FillMask
-// and no such guarantee.
-type BudgetConstraint interface {
-	Constraint
+// BudgetGuide is a Guide that can keep room to complete its output within
+// a token budget; *fsm.Matcher implements it. When a request's Guide does,
+// the runner ends the request with an error before its first token if even
+// the shortest output does not fit, and masks each step with FillMaskWithin
+// and the remaining budget (the lesser of what MaxTokens and the context
+// leave), so an output cut by the budget is still complete. It is a
+// separate interface so that guides without the notion (test fakes,
+// llama.cpp's grammar) need not implement it; they get FillMask and no such
+// guarantee.
+type BudgetGuide interface {
+	Guide
 	// MinTokens returns the fewest tokens (EOS not counted) that complete
 	// the output from the current state. An error means it is not known;
 	// the runner then goes on and leaves it to FillMaskWithin.

@@ -21,9 +21,9 @@ func Example() {
 
 	c := newScript(39, true, []TokenID{7}, []TokenID{8}, []TokenID{0, 4}) // "h" "i" then "a" or "e"
 	events, err := r.Submit(ctx, Request{
-		Prompt:     []TokenID{1, 2, 3},
-		Params:     sampler.Params{Temperature: sampler.Temp(0)},
-		Constraint: c,
+		Prompt: []TokenID{1, 2, 3},
+		Params: sampler.Params{Temperature: sampler.Temp(0)},
+		Guide:  c,
 	})
 	if err != nil {
 		panic(err)

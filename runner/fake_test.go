@@ -143,11 +143,11 @@ func letters(t TokenID) []byte {
 	return []byte(string(rune(0xe0 + int(t)%26)))
 }
 
-// scriptConstraint allows, at step i, exactly the tokens of steps[i]; after
+// scriptGuide allows, at step i, exactly the tokens of steps[i]; after
 // the last step it is accepting and allows only eos, and it is terminated
 // if terminate is set. failAt makes FillMask fail at that step (-1: never);
 // lieAt makes FillMask allow a token Accept then rejects.
-type scriptConstraint struct {
+type scriptGuide struct {
 	steps     [][]TokenID
 	eos       TokenID
 	terminate bool
@@ -158,11 +158,11 @@ type scriptConstraint struct {
 	accepted  []TokenID
 }
 
-func newScript(eos TokenID, terminate bool, steps ...[]TokenID) *scriptConstraint {
-	return &scriptConstraint{steps: steps, eos: eos, terminate: terminate, failAt: -1, lieAt: -1}
+func newScript(eos TokenID, terminate bool, steps ...[]TokenID) *scriptGuide {
+	return &scriptGuide{steps: steps, eos: eos, terminate: terminate, failAt: -1, lieAt: -1}
 }
 
-func (c *scriptConstraint) FillMask(dst []uint64) error {
+func (c *scriptGuide) FillMask(dst []uint64) error {
 	if c.err != nil {
 		return c.err
 	}
@@ -185,7 +185,7 @@ func (c *scriptConstraint) FillMask(dst []uint64) error {
 	return nil
 }
 
-func (c *scriptConstraint) Accept(t TokenID) error {
+func (c *scriptGuide) Accept(t TokenID) error {
 	if c.err != nil {
 		return c.err
 	}
@@ -198,10 +198,10 @@ func (c *scriptConstraint) Accept(t TokenID) error {
 	return nil
 }
 
-func (c *scriptConstraint) IsAccepting() bool  { return c.err == nil && c.i >= len(c.steps) }
-func (c *scriptConstraint) IsTerminated() bool { return c.terminate && c.IsAccepting() }
+func (c *scriptGuide) IsAccepting() bool  { return c.err == nil && c.i >= len(c.steps) }
+func (c *scriptGuide) IsTerminated() bool { return c.terminate && c.IsAccepting() }
 
-func (c *scriptConstraint) Forced(max int) []TokenID {
+func (c *scriptGuide) Forced(max int) []TokenID {
 	var f []TokenID
 	for j := c.i; j < len(c.steps) && len(c.steps[j]) == 1 && len(f) < max; j++ {
 		f = append(f, c.steps[j][0])
@@ -209,7 +209,7 @@ func (c *scriptConstraint) Forced(max int) []TokenID {
 	return f
 }
 
-func (c *scriptConstraint) Rollback(n int) error {
+func (c *scriptGuide) Rollback(n int) error {
 	if n > c.i {
 		return errors.New("script: rollback past the start")
 	}
@@ -218,5 +218,5 @@ func (c *scriptConstraint) Rollback(n int) error {
 	return nil
 }
 
-var _ Constraint = (*scriptConstraint)(nil)
+var _ Guide = (*scriptGuide)(nil)
 var _ Engine = (*fakeEngine)(nil)

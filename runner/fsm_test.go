@@ -45,9 +45,9 @@ func TestWithFSMMatcher(t *testing.T) {
 	var chans []<-chan Event
 	for seed := range 12 {
 		chans = append(chans, submit(t, r, Request{
-			Prompt:     prompt(seed, 4),
-			Params:     sampler.Params{Seed: uint64(seed), Temperature: sampler.Temp(1.5)},
-			Constraint: c.NewMatcher(),
+			Prompt: prompt(seed, 4),
+			Params: sampler.Params{Seed: uint64(seed), Temperature: sampler.Temp(1.5)},
+			Guide:  c.NewMatcher(),
 		}))
 	}
 	for i, ch := range chans {

@@ -9,33 +9,33 @@ import (
 	"conform/sampler"
 )
 
-// panicConstraint is a scriptConstraint that panics in method op at step at
+// panicGuide is a scriptGuide that panics in method op at step at
 // (the number of tokens accepted so far).
-type panicConstraint struct {
-	*scriptConstraint
+type panicGuide struct {
+	*scriptGuide
 	op string
 	at int
 }
 
-func (c *panicConstraint) boom(op string) {
+func (c *panicGuide) boom(op string) {
 	if op == c.op && c.i == c.at {
 		panic("injected panic in " + op)
 	}
 }
 
-func (c *panicConstraint) FillMask(dst []uint64) error {
+func (c *panicGuide) FillMask(dst []uint64) error {
 	c.boom("FillMask")
-	return c.scriptConstraint.FillMask(dst)
+	return c.scriptGuide.FillMask(dst)
 }
 
-func (c *panicConstraint) Accept(t TokenID) error {
+func (c *panicGuide) Accept(t TokenID) error {
 	c.boom("Accept")
-	return c.scriptConstraint.Accept(t)
+	return c.scriptGuide.Accept(t)
 }
 
-func (c *panicConstraint) Forced(max int) []TokenID {
+func (c *panicGuide) Forced(max int) []TokenID {
 	c.boom("Forced")
-	return c.scriptConstraint.Forced(max)
+	return c.scriptGuide.Forced(max)
 }
 
 // noEOS keeps free-running requests going to their MaxTokens.
@@ -81,8 +81,8 @@ func TestConstraintPanic(t *testing.T) {
 	for _, tt := range tests {
 		r, eng := start(t, Config{Slots: 2, ParallelSampling: tt.parallel})
 		neighbour := submit(t, r, Request{Prompt: prompt(3, 4), MaxTokens: 10, Params: noEOS})
-		c := &panicConstraint{scriptConstraint: newScript(testEOS, true, steps...), op: tt.op, at: tt.at}
-		res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Constraint: c}))
+		c := &panicGuide{scriptGuide: newScript(testEOS, true, steps...), op: tt.op, at: tt.at}
+		res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Guide: c}))
 		wantPanicked(t, tt.name, res, tt.tokens)
 		if n := r.Stats().Panics; n != 1 {
 			t.Errorf("%s: Stats().Panics = %d, want 1", tt.name, n)

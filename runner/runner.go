@@ -52,9 +52,9 @@ type Config struct {
 	// in the loop goroutine. It uses the same CPU time (BenchmarkGenerate:
 	// 2.0 s user either way) and can only shorten a step on a machine with
 	// idle cores; on the shared 2-core development machine it measured
-	// slower in wall time, so it is off by default. Constraints and
+	// slower in wall time, so it is off by default. Guides and
 	// Detokenize must then be safe to use beside other requests' (fsm
-	// matchers of one Constraint are).
+	// matchers of one fsm.Constraint are).
 	ParallelSampling bool
 }
 
@@ -69,8 +69,8 @@ type Request struct {
 	// Stop lists stop sequences, matched on the detokenized output text;
 	// the stop sequence itself is not streamed.
 	Stop []string
-	// Constraint, when set, restricts every output token.
-	Constraint Constraint
+	// Guide, when set, restricts every output token.
+	Guide Guide
 }
 
 // Runner is the generation loop. Submit may be called from any goroutine;
@@ -102,7 +102,7 @@ type request struct {
 	out       *outbox
 	submitted time.Time
 	// closing is set once a step's mask was restricted by the budget
-	// (BudgetConstraint): the output then ends with FinishLength, however
+	// (BudgetGuide): the output then ends with FinishLength, however
 	// it ends.
 	closing bool
 	// roomChecked is set once the shortest output was checked against the
@@ -375,7 +375,7 @@ func (r *Runner) start(s *slot, rq *request, reuse int) {
 	r.stats.ReusedTokens += int64(reuse)
 	r.mu.Unlock()
 	// Tokens forced from the very start go out with the prompt.
-	if rq.Constraint != nil {
+	if rq.Guide != nil {
 		r.guard(s, "jumpForward", func() { r.jumpForward(s) })
 	}
 }
@@ -510,7 +510,7 @@ func (r *Runner) nextAll(work []*slot) {
 
 // next handles the logits of slot s: mask, sample, accept, jump forward.
 func (r *Runner) next(s *slot, logits []float32) {
-	c := s.req.Constraint
+	c := s.req.Guide
 	var mask []uint64
 	allowed := 0
 	if c != nil {
@@ -523,7 +523,7 @@ func (r *Runner) next(s *slot, logits []float32) {
 		clear(s.mask)
 		place := "FillMask"
 		var err error
-		if bc, ok := c.(BudgetConstraint); ok {
+		if bc, ok := c.(BudgetGuide); ok {
 			place = "FillMaskWithin"
 			var restricted bool
 			restricted, err = bc.FillMaskWithin(s.mask, r.remaining(s))
@@ -606,7 +606,7 @@ func (r *Runner) endReason(s *slot, why FinishReason) FinishReason {
 // no output could then be complete (a server refuses such requests
 // earlier, with the minimum in its message). It reports whether it did.
 func (r *Runner) refuseNoRoom(s *slot) bool {
-	bc, ok := s.req.Constraint.(BudgetConstraint)
+	bc, ok := s.req.Guide.(BudgetGuide)
 	if !ok {
 		return false
 	}
@@ -625,7 +625,7 @@ func (r *Runner) refuseNoRoom(s *slot) bool {
 // if it is complete. It reports whether it took any token (or ended the
 // request).
 func (r *Runner) jumpForward(s *slot) bool {
-	c := s.req.Constraint
+	c := s.req.Guide
 	if !s.req.roomChecked {
 		s.req.roomChecked = true
 		if r.refuseNoRoom(s) {
@@ -677,7 +677,7 @@ func (r *Runner) emit(s *slot, ev Event) bool {
 		ev.Text, stopped = s.text.push(r.cfg.Detokenize(ev.Token))
 	}
 	s.req.out.put(ev)
-	c := s.req.Constraint
+	c := s.req.Guide
 	total := len(s.req.Prompt) + s.usage.CompletionTokens
 	switch {
 	case stopped:

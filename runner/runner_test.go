@@ -422,7 +422,7 @@ func TestForcedTokens(t *testing.T) {
 	for _, maxForced := range []int{32, 2, 1} {
 		r, eng := start(t, Config{Slots: 1, MaxForced: maxForced})
 		c := newScript(testEOS, true, steps()...)
-		res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Params: sampler.Params{Seed: 2}, Constraint: c}))
+		res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Params: sampler.Params{Seed: 2}, Guide: c}))
 		if res.final.Finish != FinishConstraint || res.final.Finish.OpenAI() != "stop" {
 			t.Fatalf("MaxForced %d: %v, want finish constraint", maxForced, res)
 		}
@@ -473,7 +473,7 @@ func batchTokens(bs []Batch) [][]TokenID {
 func TestConstraintHonoured(t *testing.T) {
 	r, _ := start(t, Config{Slots: 3, ParallelSampling: true})
 	var chans []<-chan Event
-	var scripts []*scriptConstraint
+	var scripts []*scriptGuide
 	for i := range 12 {
 		var steps [][]TokenID
 		for j := range 3 + i%5 {
@@ -485,7 +485,7 @@ func TestConstraintHonoured(t *testing.T) {
 		}
 		c := newScript(testEOS, i%2 == 0, steps...)
 		scripts = append(scripts, c)
-		chans = append(chans, submit(t, r, Request{Prompt: prompt(i, 2+i), Params: sampler.Params{Seed: uint64(i), TopK: 3}, Constraint: c, MaxTokens: 50}))
+		chans = append(chans, submit(t, r, Request{Prompt: prompt(i, 2+i), Params: sampler.Params{Seed: uint64(i), TopK: 3}, Guide: c, MaxTokens: 50}))
 	}
 	for i, ch := range chans {
 		res := collect(t, ch)
@@ -515,18 +515,18 @@ func TestConstraintHonoured(t *testing.T) {
 func TestConstraintErrors(t *testing.T) {
 	tests := []struct {
 		name  string
-		c     func() *scriptConstraint
+		c     func() *scriptGuide
 		place string
 	}{
-		{"FillMask fails", func() *scriptConstraint {
+		{"FillMask fails", func() *scriptGuide {
 			c := newScript(testEOS, true, []TokenID{1, 2}, []TokenID{3, 4}, []TokenID{5, 6})
 			c.failAt = 1
 			return c
 		}, "FillMask"},
-		{"empty mask", func() *scriptConstraint {
+		{"empty mask", func() *scriptGuide {
 			return newScript(testEOS, true, []TokenID{1, 2}, []TokenID{}, []TokenID{5, 6})
 		}, "FillMask"},
-		{"mask and Accept disagree", func() *scriptConstraint {
+		{"mask and Accept disagree", func() *scriptGuide {
 			c := newScript(testEOS, true, []TokenID{1, 2}, []TokenID{3, 5}, []TokenID{5, 6})
 			c.lieAt = 1
 			return c
@@ -534,7 +534,7 @@ func TestConstraintErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		r, eng := start(t, Config{Slots: 1})
-		res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Constraint: tt.c()}))
+		res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Guide: tt.c()}))
 		var e *Error
 		if res.final.Finish != FinishError || !errors.As(res.final.Err, &e) || e.Code != CodeConstraint || e.Place != tt.place {
 			t.Errorf("%s: %v, want a %v error at %s", tt.name, res, CodeConstraint, tt.place)
@@ -622,7 +622,7 @@ func TestNewConfig(t *testing.T) {
 func TestLogprobEvents(t *testing.T) {
 	r, _ := start(t, Config{Slots: 1})
 	c := newScript(testEOS, true, []TokenID{4}, []TokenID{1, 2, 3}, []TokenID{7, 8})
-	ch := submit(t, r, Request{Prompt: prompt(1, 3), Params: sampler.Params{TopLogprobs: 3, Seed: 1}, Constraint: c})
+	ch := submit(t, r, Request{Prompt: prompt(1, 3), Params: sampler.Params{TopLogprobs: 3, Seed: 1}, Guide: c})
 	var evs []Event
 	for ev := range ch {
 		evs = append(evs, ev)
@@ -684,7 +684,7 @@ func TestParallelFinish(t *testing.T) {
 	bad.failAt = 2
 	good := Request{Prompt: prompt(3, 3), MaxTokens: 12, Params: sampler.Params{LogitBias: map[sampler.TokenID]float64{sampler.TokenID(testEOS): -100}}}
 	gch := submit(t, r, good)
-	bch := submit(t, r, Request{Prompt: prompt(4, 3), Constraint: bad})
+	bch := submit(t, r, Request{Prompt: prompt(4, 3), Guide: bad})
 	res := collect(t, bch)
 	if !errors.Is(res.final.Err, &Error{Code: CodeConstraint}) || len(res.tokens) != 2 {
 		t.Fatalf("failing request: %v, want 2 tokens then a constraint error", res)
@@ -703,7 +703,7 @@ func TestParallelFinish(t *testing.T) {
 func TestFullyForced(t *testing.T) {
 	r, eng := start(t, Config{Slots: 1, Detokenize: letters})
 	c := newScript(testEOS, true, []TokenID{7}, []TokenID{4}, []TokenID{11}, []TokenID{11}, []TokenID{14})
-	res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Constraint: c}))
+	res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Guide: c}))
 	if res.text != "hello" || res.final.Finish != FinishConstraint || !slices.Equal(res.forced, []bool{true, true, true, true, true}) {
 		t.Errorf("fully forced request: %v forced %v, want \"hello\", all forced, finish constraint", res, res.forced)
 	}
@@ -712,7 +712,7 @@ func TestFullyForced(t *testing.T) {
 	}
 	// MaxTokens cuts a forced run like any other.
 	c = newScript(testEOS, true, []TokenID{7}, []TokenID{4}, []TokenID{11}, []TokenID{11}, []TokenID{14})
-	res = collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Constraint: c, MaxTokens: 2}))
+	res = collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Guide: c, MaxTokens: 2}))
 	if res.text != "he" || res.final.Finish != FinishLength {
 		t.Errorf("forced run with MaxTokens 2: %v, want \"he\" and finish length", res)
 	}

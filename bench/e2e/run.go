@@ -86,12 +86,12 @@ type modeStats struct {
 	intervals                                                  []float64
 }
 
-// timed wraps a Constraint and adds the time of every call (IsTerminated
+// timed wraps a Guide and adds the time of every call (IsTerminated
 // and IsAccepting included: llama.cpp's grammar computes its mask there).
 // Only the runner's loop goroutine calls it; the total is read after the
 // request's final event.
 type timed struct {
-	c runner.Constraint
+	c runner.Guide
 	d atomic.Int64
 }
 
@@ -228,7 +228,7 @@ func run(cfg config, w io.Writer) error {
 					t0 := time.Now()
 					tw := &timed{c: j.conform.NewMatcher()}
 					st.setup += time.Since(t0)
-					req.Constraint, wrappers = tw, append(wrappers, tw)
+					req.Guide, wrappers = tw, append(wrappers, tw)
 				case modeLlama:
 					if j.gbnf == "" {
 						st.requests++
@@ -250,7 +250,7 @@ func run(cfg config, w io.Writer) error {
 					}
 					grammars = append(grammars, gc)
 					tw := &timed{c: gc}
-					req.Constraint, wrappers = tw, append(wrappers, tw)
+					req.Guide, wrappers = tw, append(wrappers, tw)
 				default:
 					wrappers = append(wrappers, nil)
 				}

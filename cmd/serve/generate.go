@@ -145,9 +145,9 @@ func (s *Server) start(ctx context.Context, j *job) (<-chan piece, error) {
 		}
 		req := runner.Request{Prompt: j.prompts[i], Params: p, MaxTokens: j.gen.MaxTokens, Stop: j.gen.Stop}
 		if j.cons != nil {
-			req.Constraint = j.cons.NewMatcher()
-			if s.wrapConstraint != nil {
-				req.Constraint = s.wrapConstraint(req.Constraint)
+			req.Guide = j.cons.NewMatcher()
+			if s.wrapGuide != nil {
+				req.Guide = s.wrapGuide(req.Guide)
 			}
 		}
 		ch, err := j.model.Runner.Submit(ctx, req)

@@ -17,7 +17,7 @@ import (
 // panicMatcher wraps a request's constraint and panics in FillMask once
 // `at` tokens have been accepted.
 type panicMatcher struct {
-	runner.Constraint
+	runner.Guide
 	at, n int
 }
 
@@ -25,12 +25,12 @@ func (m *panicMatcher) FillMask(dst []uint64) error {
 	if m.n == m.at {
 		panic("injected constraint panic")
 	}
-	return m.Constraint.FillMask(dst)
+	return m.Guide.FillMask(dst)
 }
 
 func (m *panicMatcher) Accept(t runner.TokenID) error {
 	m.n++
-	return m.Constraint.Accept(t)
+	return m.Guide.Accept(t)
 }
 
 // syncBuffer is a bytes.Buffer safe for the server's concurrent logging.
@@ -85,9 +85,9 @@ func TestPanicFailsOneRequest(t *testing.T) {
 				}
 				ts.eng.mu.Unlock()
 			} else {
-				ts.wrapConstraint = func(c runner.Constraint) runner.Constraint {
+				ts.wrapGuide = func(c runner.Guide) runner.Guide {
 					if armed.Swap(false) {
-						return &panicMatcher{Constraint: c, at: 2}
+						return &panicMatcher{Guide: c, at: 2}
 					}
 					return c
 				}

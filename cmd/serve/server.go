@@ -38,9 +38,9 @@ type Server struct {
 	started int64
 	// slots bounds the generations admitted (busy slots + --max-queue).
 	slots chan struct{}
-	// wrapConstraint, when set (tests only), wraps every request's
-	// matcher: fault injection through a constraint.
-	wrapConstraint func(runner.Constraint) runner.Constraint
+	// wrapGuide, when set (tests only), wraps every request's
+	// matcher: fault injection through a guide.
+	wrapGuide func(runner.Guide) runner.Guide
 }
 
 // NewServer makes the server; SetModel makes it ready.

@@ -45,7 +45,7 @@ func BenchmarkConstraintStep(b *testing.B) {
 	}
 	gv := NewGrammarVocab(f.vocab, eos)
 	mask := make([]uint64, (f.vocab.Width+63)/64)
-	walk := func(b *testing.B, k runner.Constraint) time.Duration {
+	walk := func(b *testing.B, k runner.Guide) time.Duration {
 		t0 := time.Now()
 		for _, t := range toks {
 			clear(mask)

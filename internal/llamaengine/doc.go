@@ -16,7 +16,7 @@
 //
 // For comparison, [GrammarConstraint] runs llama.cpp's own grammar sampler
 // (a GBNF grammar, usually from llama.SchemaToGrammar, over a
-// [GrammarVocab]) behind the same runner.Constraint interface that
+// [GrammarVocab]) behind the same runner.Guide interface that
 // Conform's *fsm.Matcher implements; bench/e2e and bench/maskbench
 // (-engine llamacpp) use it as their baseline.
 //

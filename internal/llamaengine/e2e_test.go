@@ -365,7 +365,7 @@ func TestConstrainedSchemas(t *testing.T) {
 			t.Logf("%s: compiled in %v", s.Name, time.Since(t0))
 		}
 		r := h.generate(t, runner.Request{
-			Prompt: p, MaxTokens: maxTokens, Constraint: c.c.NewMatcher(),
+			Prompt: p, MaxTokens: maxTokens, Guide: c.c.NewMatcher(),
 			Params: sampler.Params{Temperature: sampler.Temp(1), Seed: uint64(i)},
 		})
 		if c.longest > maxTokens {
@@ -406,7 +406,7 @@ func TestConstrainedParallel(t *testing.T) {
 	// the next as one finishes.
 	for i := range schemas {
 		ch, err := h.run.Submit(context.Background(), runner.Request{
-			Prompt: p, MaxTokens: max(cs[i].longest, 1), Constraint: cs[i].c.NewMatcher(),
+			Prompt: p, MaxTokens: max(cs[i].longest, 1), Guide: cs[i].c.NewMatcher(),
 			Params: sampler.Params{Temperature: sampler.Temp(1), Seed: uint64(1000 + i)},
 		})
 		if err != nil {
@@ -470,7 +470,7 @@ func TestSeedsDeterministic(t *testing.T) {
 		req := runner.Request{Prompt: p, MaxTokens: 16, Params: sampler.Params{Temperature: sampler.Temp(1), Seed: seed}}
 		if constrained {
 			req.MaxTokens = maxTokens
-			req.Constraint = c.c.NewMatcher()
+			req.Guide = c.c.NewMatcher()
 		}
 		return h.generate(t, req)
 	}
@@ -514,7 +514,7 @@ func TestStopAndMaxTokens(t *testing.T) {
 	t.Run("stop", func(t *testing.T) {
 		// The model picks the word; ", " then ends it as a stop sequence.
 		r := h.generate(t, runner.Request{Prompt: p, MaxTokens: 64, Stop: []string{", "},
-			Constraint: regex(`[a-z]{3,8}, [a-z]{2}`), Params: sampler.Params{Seed: 5}})
+			Guide: regex(`[a-z]{3,8}, [a-z]{2}`), Params: sampler.Params{Seed: 5}})
 		if r.final.Finish != runner.FinishStop {
 			t.Fatalf("generate: %v, want finish stop", r)
 		}
@@ -524,7 +524,7 @@ func TestStopAndMaxTokens(t *testing.T) {
 	})
 	t.Run("stop forced", func(t *testing.T) {
 		r := h.generate(t, runner.Request{Prompt: p, MaxTokens: 64, Stop: []string{"world"},
-			Constraint: regex(`hello world and more`), Params: sampler.Params{Seed: 5}})
+			Guide: regex(`hello world and more`), Params: sampler.Params{Seed: 5}})
 		if r.final.Finish != runner.FinishStop || r.text != "hello " {
 			t.Errorf("generate: %v, want finish stop and text %q", r, "hello ")
 		}
@@ -540,7 +540,7 @@ func TestStopAndMaxTokens(t *testing.T) {
 	})
 	t.Run("max tokens constrained", func(t *testing.T) {
 		r := h.generate(t, runner.Request{Prompt: p, MaxTokens: 3,
-			Constraint: regex(`"[a-z ]{40}"`), Params: sampler.Params{Seed: 7}})
+			Guide: regex(`"[a-z ]{40}"`), Params: sampler.Params{Seed: 7}})
 		if r.final.Finish != runner.FinishLength || len(r.tokens) != 3 {
 			t.Errorf("generate: %v, want 3 tokens and finish length", r)
 		}
@@ -648,7 +648,7 @@ func TestGrammarConstraint(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: NewGrammarConstraint: %v", s.Name, err)
 		}
-		r := h.generate(t, runner.Request{Prompt: p, MaxTokens: 128, Constraint: gc,
+		r := h.generate(t, runner.Request{Prompt: p, MaxTokens: 128, Guide: gc,
 			Params: sampler.Params{Temperature: sampler.Temp(1), Seed: uint64(i)}})
 		gc.Close()
 		ran++

@@ -11,13 +11,13 @@ import (
 )
 
 // GrammarConstraint is llama.cpp's own grammar sampler (a GBNF grammar,
-// typically from llama.SchemaToGrammar) seen as a runner.Constraint, the
+// typically from llama.SchemaToGrammar) seen as a runner.Guide, the
 // baseline Conform's masks are measured against. Its mask is llama.cpp's
 // verdict over the whole vocabulary (llama_grammar_apply_impl run on every
 // token), computed at most once per state: IsTerminated, which the runner
 // asks after every token, computes the next mask and FillMask reuses it.
 // It never forces tokens (llama.cpp has no jump-forward) and cannot roll
-// back. Like every Constraint it belongs to one request; errors are
+// back. Like every Guide it belongs to one request; errors are
 // sticky.
 type GrammarConstraint struct {
 	g      *llama.Grammar
@@ -28,7 +28,7 @@ type GrammarConstraint struct {
 	err    error
 }
 
-var _ runner.Constraint = (*GrammarConstraint)(nil)
+var _ runner.Guide = (*GrammarConstraint)(nil)
 
 // NewGrammarConstraint parses gbnf (root rule "root") over gv.
 func NewGrammarConstraint(gbnf string, gv *GrammarVocab) (*GrammarConstraint, error) {

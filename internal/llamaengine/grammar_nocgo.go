@@ -7,11 +7,11 @@ import (
 	"conform/runner"
 )
 
-// GrammarConstraint is llama.cpp's grammar sampler as a runner.Constraint;
+// GrammarConstraint is llama.cpp's grammar sampler as a runner.Guide;
 // without cgo it cannot be made.
 type GrammarConstraint struct{}
 
-var _ runner.Constraint = (*GrammarConstraint)(nil)
+var _ runner.Guide = (*GrammarConstraint)(nil)
 
 func unavailable(op string) error {
 	return &Error{Code: CodeGrammar, Op: op, Err: llama.ErrUnavailable}
