@@ -14,6 +14,10 @@ import (
 	"conform/tokenizer"
 )
 
+// withCgo reports a build with cgo (TestConformanceRatchet runs in the
+// build without it, so that make test pays for it once).
+const withCgo = true
+
 // modelFlag names the GGUF file whose vocabulary llama.cpp's grammar runs
 // over (-engine llamacpp); a synthetic model made with the same
 // tokenizer.json works, its weights are never read.

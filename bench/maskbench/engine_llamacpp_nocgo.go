@@ -7,6 +7,9 @@ import (
 	"flag"
 )
 
+// withCgo reports a build with cgo.
+const withCgo = false
+
 // modelFlag is accepted without cgo so that the command line is the same;
 // -engine llamacpp then fails.
 var modelFlag = flag.String("model", "", "GGUF model whose vocabulary -engine llamacpp uses (needs cgo)")

@@ -11,6 +11,10 @@
 // passes when it compiled, every valid test was fully accepted and ended in
 // an accepting state (EOS allowed), every invalid test was rejected at some
 // token (MaskBench's rule), and nothing timed out.
+//
+// -write-status FILE writes each schema's status in the format of the
+// conformance ratchet (testdata/status.tsv, which TestConformanceRatchet
+// compares a fresh run with).
 package main
 
 import (
@@ -33,6 +37,7 @@ func main() {
 	flag.IntVar(&cfg.limit, "limit", 0, "process at most N schemas (0 = all)")
 	flag.DurationVar(&cfg.timeout, "timeout", defaultTimeout, "time budget per schema (compile and all tests)")
 	flag.StringVar(&cfg.jsonOut, "json", "", "write the results as JSON to this file")
+	flag.StringVar(&cfg.status, "write-status", "", "write each schema's status (the conformance ratchet's format, bench/maskbench/"+statusFile+") to this file")
 	flag.IntVar(&cfg.threads, "threads", 1, "schemas processed in parallel")
 	flag.StringVar(&cfg.engine, "engine", "conform", "constraint engine: conform")
 	flag.BoolVar(&cfg.verbose, "v", false, "print one line per failing schema")

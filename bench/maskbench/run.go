@@ -21,7 +21,7 @@ import (
 const defaultTimeout = 30 * time.Second
 
 type config struct {
-	data, tokenizer, tokens, jsonOut, engine, split             string
+	data, tokenizer, tokens, jsonOut, engine, split, status     string
 	limit, threads, every, maxWS, anyDepth, maxDepth, maxString int
 	order                                                       grammar.PropertyOrder
 	timeout                                                     time.Duration
@@ -146,12 +146,38 @@ func run(cfg config, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	start := time.Now()
+	results := runAll(eng, entries, cfg)
+	rep := summarize(results, time.Since(start))
+	rep.print(w, cfg)
+	if ce, ok := eng.(*conformEngine); ok && ce.ph != nil {
+		ce.ph.print(w)
+	}
+	if cfg.jsonOut != "" {
+		b, err := json.MarshalIndent(rep, "", " ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(cfg.jsonOut, b, 0o644); err != nil {
+			return err
+		}
+	}
+	if cfg.status != "" {
+		if err := writeStatusFile(cfg.status, results); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runAll runs the protocol over entries on cfg.threads goroutines and
+// returns the results in the entries' order.
+func runAll(eng engine, entries []*entry, cfg config) []*schemaResult {
 	results := make([]*schemaResult, len(entries))
 	var next int
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	start := time.Now()
-	for t := 0; t < cfg.threads; t++ {
+	for t := 0; t < max(cfg.threads, 1); t++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -171,21 +197,7 @@ func run(cfg config, w io.Writer) error {
 		}()
 	}
 	wg.Wait()
-	rep := summarize(results, time.Since(start))
-	rep.print(w, cfg)
-	if ce, ok := eng.(*conformEngine); ok && ce.ph != nil {
-		ce.ph.print(w)
-	}
-	if cfg.jsonOut != "" {
-		b, err := json.MarshalIndent(rep, "", " ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(cfg.jsonOut, b, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return results
 }
 
 func runSchema(eng engine, e *entry, cfg config) *schemaResult {
