@@ -8,11 +8,14 @@ import (
 	"slices"
 	"sync"
 	"unicode/utf8"
+
+	"conform/token"
 )
 
 // TokenID names a token of a vocabulary: an index into the list of byte
-// strings a TokenIndex is built from, and a bit index in a mask.
-type TokenID int32
+// strings a TokenIndex is built from, and a bit index in a mask. It is
+// token.ID, the id type every stage shares.
+type TokenID = token.ID
 
 // Fingerprint identifies a vocabulary: the SHA-256 of every token's bytes,
 // the EOS ids and the logits width. Two TokenIndexes with the same

@@ -42,6 +42,13 @@
 //
 // # Conventions
 //
+// Names: a [Guide] is the runner's view of a request's output constraint,
+// one walker per request (*fsm.Matcher); fsm.Constraint is the compiled
+// automaton such walkers share, and the runner never sees it. [TokenID] is
+// token.ID, the one id type of every stage (fsm, tokenizer, sampler,
+// internal/llama alias it too), so ids cross the sampler and the engine as
+// they are.
+//
 // Slots are numbered 0..Config.Slots-1 and slot i uses KV sequence id i.
 // A slot's cache is the list of tokens its KV sequence holds (positions 0..);
 // its queue is the tokens to decode next. Stats are kept runner-wide

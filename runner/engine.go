@@ -1,11 +1,14 @@
 package runner
 
-import "conform/fsm"
+import (
+	"conform/fsm"
+	"conform/token"
+)
 
-// TokenID names a token. It is fsm's id type, so that *fsm.Matcher is a
-// Guide as it stands; the runner converts to sampler.TokenID (also an
-// int32) at the sampler's boundary.
-type TokenID = fsm.TokenID
+// TokenID names a token. It is token.ID, the id type fsm, sampler,
+// tokenizer and internal/llama share, so that *fsm.Matcher is a Guide as
+// it stands and ids cross the sampler and the engine without conversion.
+type TokenID = token.ID
 
 // *fsm.Matcher is the production Guide, and closes within a budget.
 var (

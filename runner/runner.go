@@ -547,7 +547,7 @@ func (r *Runner) next(s *slot, logits []float32) {
 	}
 	ts := time.Now()
 	res, err := s.samp.Sample(logits, mask, allowed)
-	tok := TokenID(res.ID)
+	tok := res.ID
 	r.mu.Lock()
 	r.stats.SampleTime += time.Since(ts)
 	r.mu.Unlock()
@@ -651,7 +651,7 @@ func (r *Runner) jumpForward(s *slot) bool {
 			r.finish(s, FinishError, errorf(CodeConstraint, "Accept", err, "forced token %d", t), true)
 			return true
 		}
-		s.samp.Observe(sampler.TokenID(t))
+		s.samp.Observe(t)
 		s.usage.ForcedTokens++
 		if r.emit(s, Event{Token: t, Forced: true}) {
 			return true

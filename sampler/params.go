@@ -1,9 +1,14 @@
 package sampler
 
-import "math"
+import (
+	"math"
 
-// TokenID names a token: an index into the model's logit row.
-type TokenID int32
+	"conform/token"
+)
+
+// TokenID names a token: an index into the model's logit row. It is
+// token.ID, the id type every stage shares.
+type TokenID = token.ID
 
 // Limits on parameters. They follow the OpenAI API where it has one.
 const (

@@ -5,11 +5,14 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"slices"
+
+	"conform/token"
 )
 
 // TokenID is the id of a token in a model's vocabulary: an index into
-// Vocabulary.Tokens and into the model's logits.
-type TokenID int32
+// Vocabulary.Tokens and into the model's logits. It is token.ID, the id
+// type every stage shares.
+type TokenID = token.ID
 
 // NoToken is the TokenID used where a vocabulary has no such token
 // (for example Vocabulary.BOS when the model has no BOS token).

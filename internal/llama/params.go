@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+
+	"conform/token"
 )
 
 // TokenID is a token of the model's vocabulary, as llama.cpp numbers it
-// (llama_token).
-type TokenID int32
+// (llama_token). It is token.ID, the id type every stage shares.
+type TokenID = token.ID
 
 // SeqID is a sequence (one request's stream) in the shared KV cache, from 0
 // to Params.Parallel-1 (llama_seq_id).
