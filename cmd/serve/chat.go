@@ -9,8 +9,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"conform/constraint"
 	"conform/runner"
+	"conform/turn"
 )
 
 // chat is POST /v1/chat/completions.
@@ -58,7 +58,7 @@ func (s *Server) chat(c *gin.Context) error {
 		return s.streamChat(c, cancel, pieces, id, created, m, j.Gen, ToUnenforced(res.Unenforced))
 	}
 	type acc struct {
-		events   []constraint.Event
+		events   []turn.Event
 		logprobs []TokenLogprob
 		finish   string
 		usage    *runner.Usage
@@ -82,7 +82,7 @@ func (s *Server) chat(c *gin.Context) error {
 		Unenforced: ToUnenforced(res.Unenforced)}
 	var us []*runner.Usage
 	for i, a := range accs {
-		content, calls := constraint.Merge(a.events)
+		content, calls := turn.Merge(a.events)
 		ids := make([]string, len(calls))
 		for k := range ids {
 			ids[k] = newID("call_")
@@ -205,10 +205,10 @@ func (s *Server) streamChat(c *gin.Context, cancel context.CancelFunc, pieces <-
 		for _, e := range pc.events {
 			var d Delta
 			switch e.Kind {
-			case constraint.EventContent:
+			case turn.EventContent:
 				t := e.Text
 				d.Content = &t
-			case constraint.EventCallStart:
+			case turn.EventCallStart:
 				if callIDs[pc.choice] == nil {
 					callIDs[pc.choice] = map[int]string{}
 				}
@@ -216,7 +216,7 @@ func (s *Server) streamChat(c *gin.Context, cancel context.CancelFunc, pieces <-
 				callIDs[pc.choice][e.Index] = cid
 				k := e.Index
 				d.ToolCalls = []ToolCall{{Index: &k, ID: cid, Type: "function", Function: FunctionCall{Name: e.Name, Arguments: ""}}}
-			case constraint.EventCallArgs:
+			case turn.EventCallArgs:
 				k := e.Index
 				d.ToolCalls = []ToolCall{{Index: &k, Function: FunctionCall{Arguments: e.Text}}}
 			default:

@@ -9,8 +9,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"conform/constraint"
 	"conform/runner"
+	"conform/turn"
 )
 
 // completions is POST /v1/completions (the legacy text API): each prompt as
@@ -59,7 +59,7 @@ func (s *Server) completions(c *gin.Context) error {
 	}
 	ctx, cancel := context.WithCancel(c.Request.Context())
 	defer cancel()
-	cons, res, err := s.constraintFor(ctx, m, constraint.Spec{Output: out})
+	cons, res, err := s.constraintFor(ctx, m, turn.Spec{Output: out})
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (s *Server) completions(c *gin.Context) error {
 				cancel()
 				continue
 			}
-			content, _ := constraint.Merge(pc.events)
+			content, _ := turn.Merge(pc.events)
 			ch := CompletionChoice{Index: pc.choice, Text: content}
 			if g.Params.Logprobs {
 				ch.Logprobs = legacy(pc.logprobs, offsets[pc.choice])
@@ -148,7 +148,7 @@ func (s *Server) completions(c *gin.Context) error {
 			}
 			return pc.err
 		}
-		content, _ := constraint.Merge(pc.events)
+		content, _ := turn.Merge(pc.events)
 		texts[pc.choice].WriteString(content)
 		lps[pc.choice] = append(lps[pc.choice], pc.logprobs...)
 		if pc.done {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"conform/constraint"
 	"conform/hub"
+	"conform/turn"
 )
 
 // DefaultModel is what `conform serve` runs when no model is named: a small
@@ -185,7 +185,7 @@ func (c *Config) validate() error {
 		return fmt.Errorf("--property-order %q: want schema or any", c.PropertyOrder)
 	}
 	if c.ToolCallParser != "auto" {
-		if _, err := constraint.ParseFormat(c.ToolCallParser); err != nil {
+		if _, err := turn.ParseFormat(c.ToolCallParser); err != nil {
 			return fmt.Errorf("--tool-call-parser %q: want auto, hermes, qwen, llama3_json or mistral", c.ToolCallParser)
 		}
 	}
@@ -208,7 +208,7 @@ const (
 	// kept a core busy for minutes; 2048 render in milliseconds.
 	DefaultMaxMessages = 2048
 	// DefaultMaxTools is OpenAI's limit on tools per request.
-	DefaultMaxTools = constraint.DefaultMaxTools
+	DefaultMaxTools = turn.DefaultMaxTools
 	// DefaultMaxPromptBytes bounds the rendered prompt: 2 MiB is about
 	// 500k tokens of English, above the context any GGUF model is served
 	// with here, so it only stops a runaway template or input.

@@ -9,11 +9,11 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"conform/constraint"
 	"conform/fsm"
 	"conform/runner"
 	"conform/sampler"
 	"conform/templates"
+	"conform/turn"
 )
 
 // apiError is the server's one error type: an HTTP status and the fields of
@@ -60,10 +60,10 @@ func toAPIError(err error) *apiError {
 		return &apiError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "request_too_large",
 			Msg: fmt.Sprintf("the request body is larger than %d bytes (--max-body-bytes)", mb.Limit), Err: err}
 	}
-	var ce *constraint.Error
+	var ce *turn.Error
 	if errors.As(err, &ce) {
 		code := ce.Code.String()
-		if ce.Code == constraint.CodeInternal {
+		if ce.Code == turn.CodeInternal {
 			return &apiError{Status: http.StatusInternalServerError, Type: "server_error", Code: "internal_error", Msg: "internal error building the constraint", Err: err}
 		}
 		msg := ce.Msg

@@ -3,7 +3,7 @@ package main
 // Fuzz targets of the HTTP edge (issue 13 item 7), no model needed: any
 // body goes through the request decoding and validation a handler runs
 // before generating (decodeRequest, FromChatRequest or FromCompletionRequest,
-// constraint.Build, the template inputs and their rendering). The property:
+// turn.Build, the template inputs and their rendering). The property:
 // never a panic, and either an error that renders as a 4xx envelope or a
 // job whose parts are well-formed.
 //
@@ -16,8 +16,8 @@ import (
 	"sync"
 	"testing"
 
-	"conform/constraint"
 	"conform/templates"
+	"conform/turn"
 )
 
 // fuzzSeedLimit keeps catalog bodies of more than this many bytes (the
@@ -57,11 +57,11 @@ func checkRefusal(t *testing.T, stage string, err error) {
 }
 
 // checkSpec builds the constraint of spec as a hermes model would.
-func checkSpec(t *testing.T, spec constraint.Spec) {
+func checkSpec(t *testing.T, spec turn.Spec) {
 	t.Helper()
-	spec.Format = constraint.FormatHermes
-	if _, err := constraint.Build(spec, constraint.Options{MaxTools: fuzzLimits.MaxTools}); err != nil {
-		checkRefusal(t, "constraint.Build", err)
+	spec.Format = turn.FormatHermes
+	if _, err := turn.Build(spec, turn.Options{MaxTools: fuzzLimits.MaxTools}); err != nil {
+		checkRefusal(t, "turn.Build", err)
 	}
 }
 
@@ -142,7 +142,7 @@ func FuzzCompletionRequest(f *testing.F) {
 				}
 			}
 		}
-		checkSpec(t, constraint.Spec{Output: out})
+		checkSpec(t, turn.Spec{Output: out})
 	})
 }
 

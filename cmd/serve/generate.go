@@ -10,17 +10,17 @@ import (
 	"strings"
 	"time"
 
-	"conform/constraint"
 	"conform/fsm"
 	"conform/grammar"
 	"conform/runner"
 	"conform/templates"
+	"conform/turn"
 )
 
 // piece is one step of one choice's generation, as its goroutine reports it.
 type piece struct {
 	choice   int
-	events   []constraint.Event
+	events   []turn.Event
 	logprobs []TokenLogprob
 	finish   string // the last piece only
 	done     bool   // the last piece of its choice
@@ -40,14 +40,14 @@ type job struct {
 }
 
 // constraintFor builds (or finds in the cache) the constraint of spec for m.
-func (s *Server) constraintFor(ctx context.Context, m *Model, spec constraint.Spec) (*fsm.Constraint, *constraint.Result, error) {
+func (s *Server) constraintFor(ctx context.Context, m *Model, spec turn.Spec) (*fsm.Constraint, *turn.Result, error) {
 	spec.Format = m.Format
 	spec.IsSpecial = m.IsSpecial
-	opts := constraint.Options{MaxTools: s.cfg.MaxTools} // FromChatRequest checked it first, naming --max-tools
+	opts := turn.Options{MaxTools: s.cfg.MaxTools} // FromChatRequest checked it first, naming --max-tools
 	if s.cfg.PropertyOrder == "any" {
 		opts.Grammar.PropertyOrder = grammar.OrderAny
 	}
-	res, err := constraint.Build(spec, opts)
+	res, err := turn.Build(spec, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -204,18 +204,18 @@ func drain(ch <-chan runner.Event, s *Server) {
 // metrics, and pieces to out.
 func (s *Server) runChoice(ctx context.Context, j *job, idx int, ch <-chan runner.Event, out chan<- piece) {
 	m := j.model
-	var p *constraint.Parser
+	var p *turn.Parser
 	if j.calls {
-		p, _ = constraint.NewParser(m.Format, m.IsSpecial)
+		p, _ = turn.NewParser(m.Format, m.IsSpecial)
 	}
-	feed := func(text string) []constraint.Event {
+	feed := func(text string) []turn.Event {
 		if p != nil {
 			return cleanEvents(p.Feed(text), m.Format)
 		}
 		if text == "" {
 			return nil
 		}
-		return cleanEvents([]constraint.Event{{Kind: constraint.EventContent, Text: text}}, m.Format)
+		return cleanEvents([]turn.Event{{Kind: turn.EventContent, Text: text}}, m.Format)
 	}
 	send := func(pc piece) bool {
 		select {
@@ -273,10 +273,10 @@ func (s *Server) runChoice(ctx context.Context, j *job, idx int, ch <-chan runne
 
 // cleanEvents drops special-token markers and stray non-UTF-8 bytes from
 // content (they can appear only in unconstrained output).
-func cleanEvents(evs []constraint.Event, f constraint.Format) []constraint.Event {
+func cleanEvents(evs []turn.Event, f turn.Format) []turn.Event {
 	out := evs[:0]
 	for _, e := range evs {
-		if e.Kind == constraint.EventContent && strings.IndexByte(e.Text, 0xFF) >= 0 {
+		if e.Kind == turn.EventContent && strings.IndexByte(e.Text, 0xFF) >= 0 {
 			for _, mk := range f.Markers() {
 				e.Text = strings.ReplaceAll(e.Text, "\xff"+mk, "")
 			}

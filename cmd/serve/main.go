@@ -12,9 +12,9 @@
 // loaded), GET /metrics (Prometheus).
 //
 // Pipeline of a chat request: JSON → FromChatRequest (validation, OpenAI
-// fields → constraint.Spec and sampler.Params) → constraint.Build → fsm.Cache
+// fields → turn.Spec and sampler.Params) → turn.Build → fsm.Cache
 // (Compile, NewConstraint) → chat template → tokens → runner.Submit per choice
-// → events → constraint.Parser (content / tool-call deltas) → response or SSE.
+// → events → turn.Parser (content / tool-call deltas) → response or SSE.
 // Errors from every stage go to one renderer (errors.go) that maps them to
 // OpenAI's envelope and status.
 //

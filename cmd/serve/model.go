@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"strings"
 
-	"conform/constraint"
 	"conform/fsm"
 	"conform/runner"
 	"conform/templates"
 	"conform/tokenizer"
+	"conform/turn"
 )
 
 // Model is what the handlers serve: the runner over an engine, the
@@ -22,7 +22,7 @@ type Model struct {
 	Template *templates.Template
 	// TemplateSource says where the template came from (for the summary).
 	TemplateSource string
-	Format         constraint.Format
+	Format         turn.Format
 	// FormatSource says how Format was chosen: "flag", "detected" or "default".
 	FormatSource string
 	// Tokenize turns a rendered prompt into tokens, special-token text
@@ -82,13 +82,13 @@ func NewModel(s ModelSpec) (*Model, error) {
 	}
 	switch s.Parser {
 	case "", "auto":
-		f, ok := constraint.DetectFormat(s.Template)
+		f, ok := turn.DetectFormat(s.Template)
 		m.Format, m.FormatSource = f, "detected"
 		if !ok {
 			m.FormatSource = "default"
 		}
 	default:
-		f, err := constraint.ParseFormat(s.Parser)
+		f, err := turn.ParseFormat(s.Parser)
 		if err != nil {
 			return nil, err
 		}

@@ -17,9 +17,9 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"conform/constraint"
 	"conform/runner"
 	"conform/sampler"
+	"conform/turn"
 )
 
 // ChatRequest is POST /v1/chat/completions.
@@ -614,7 +614,7 @@ type chatJob struct {
 	Model    string
 	Messages []byte // JSON array for templates.DecodeJSON
 	Tools    []byte // JSON array, or nil
-	Spec     constraint.Spec
+	Spec     turn.Spec
 	Gen      genParams
 }
 
@@ -698,7 +698,7 @@ func FromChatRequest(r *ChatRequest, lim Limits) (*chatJob, error) {
 // iterates tool.parameters.properties), so the template input gives them
 // neutral values: an empty description, and an object schema with empty
 // properties, which is what OpenAI takes an absent parameters to mean.
-func chatTools(defs []ToolDef, lim Limits, spec *constraint.Spec) ([]byte, error) {
+func chatTools(defs []ToolDef, lim Limits, spec *turn.Spec) ([]byte, error) {
 	if len(defs) == 0 {
 		return nil, nil
 	}
@@ -712,7 +712,7 @@ func chatTools(defs []ToolDef, lim Limits, spec *constraint.Spec) ([]byte, error
 		if err != nil {
 			return nil, err
 		}
-		spec.Tools = append(spec.Tools, constraint.Tool{Name: t.Function.Name, Parameters: t.Function.Parameters, Strict: t.Function.Strict != nil && *t.Function.Strict})
+		spec.Tools = append(spec.Tools, turn.Tool{Name: t.Function.Name, Parameters: t.Function.Parameters, Strict: t.Function.Strict != nil && *t.Function.Strict})
 		tools[i] = map[string]any{"type": "function", "function": map[string]any{"name": t.Function.Name, "description": t.Function.Description, "parameters": params}}
 	}
 	b, err := marshalOrdered(tools, []string{"type", "function", "name", "description", "parameters"})
@@ -896,7 +896,7 @@ func parseStop(raw json.RawMessage) ([]string, error) {
 	return out, nil
 }
 
-func parseToolChoice(raw json.RawMessage, spec *constraint.Spec) error {
+func parseToolChoice(raw json.RawMessage, spec *turn.Spec) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
@@ -905,11 +905,11 @@ func parseToolChoice(raw json.RawMessage, spec *constraint.Spec) error {
 	if err := json.Unmarshal(raw, &s); err == nil {
 		switch s {
 		case "none":
-			spec.ToolMode = constraint.ToolNone
+			spec.ToolMode = turn.ToolNone
 		case "auto":
-			spec.ToolMode = constraint.ToolAuto
+			spec.ToolMode = turn.ToolAuto
 		case "required":
-			spec.ToolMode = constraint.ToolRequired
+			spec.ToolMode = turn.ToolRequired
 		default:
 			return badParam("tool_choice", fmt.Sprintf("tool_choice %q: want none, auto, required or a function", s))
 		}
@@ -924,31 +924,31 @@ func parseToolChoice(raw json.RawMessage, spec *constraint.Spec) error {
 	if err := json.Unmarshal(raw, &o); err != nil || o.Type != "function" || o.Function.Name == "" {
 		return badParam("tool_choice", `tool_choice must be "none", "auto", "required" or {"type": "function", "function": {"name": …}}`)
 	}
-	spec.ToolMode = constraint.ToolNamed
+	spec.ToolMode = turn.ToolNamed
 	spec.ToolName = o.Function.Name
 	return nil
 }
 
-// outputOf turns the structured-output fields into one constraint.Output; at
+// outputOf turns the structured-output fields into one turn.Output; at
 // most one of them may ask for a constraint. Each schema, regex and choice
 // list is bounded by lim before anything compiles it, and a constraint kind
 // this server does not implement is refused: ignoring it would answer
 // unconstrained.
-func outputOf(rf *ResponseFormat, so *StructuredOutputs, gJSON json.RawMessage, gRegex *string, gChoice []string, lim Limits) (constraint.Output, error) {
+func outputOf(rf *ResponseFormat, so *StructuredOutputs, gJSON json.RawMessage, gRegex *string, gChoice []string, lim Limits) (turn.Output, error) {
 	lim = lim.withDefaults()
-	var outs []constraint.Output
+	var outs []turn.Output
 	schema := func(raw json.RawMessage, param string, strict bool) error {
 		if err := checkSchemaText(bytes.TrimSpace(raw), param, lim); err != nil {
 			return err
 		}
-		outs = append(outs, constraint.Output{Kind: constraint.OutputJSONSchema, Schema: raw, Strict: strict, Param: param})
+		outs = append(outs, turn.Output{Kind: turn.OutputJSONSchema, Schema: raw, Strict: strict, Param: param})
 		return nil
 	}
 	regex := func(re, param string) error {
 		if len(re) > lim.MaxSchemaBytes {
 			return overLimit(param, "schema_too_large", fmt.Sprintf("the regex is %d bytes", len(re)), lim.MaxSchemaBytes, "max-schema-bytes")
 		}
-		outs = append(outs, constraint.Output{Kind: constraint.OutputRegex, Regex: re, Param: param})
+		outs = append(outs, turn.Output{Kind: turn.OutputRegex, Regex: re, Param: param})
 		return nil
 	}
 	choice := func(cs []string, param string) error {
@@ -959,81 +959,81 @@ func outputOf(rf *ResponseFormat, so *StructuredOutputs, gJSON json.RawMessage, 
 		if n > lim.MaxSchemaBytes {
 			return overLimit(param, "schema_too_large", fmt.Sprintf("the choices take %d bytes", n), lim.MaxSchemaBytes, "max-schema-bytes")
 		}
-		outs = append(outs, constraint.Output{Kind: constraint.OutputChoice, Choice: cs, Param: param})
+		outs = append(outs, turn.Output{Kind: turn.OutputChoice, Choice: cs, Param: param})
 		return nil
 	}
 	if rf != nil {
 		switch rf.Type {
 		case "", "text":
 		case "json_object":
-			outs = append(outs, constraint.Output{Kind: constraint.OutputJSONObject, Param: "response_format"})
+			outs = append(outs, turn.Output{Kind: turn.OutputJSONObject, Param: "response_format"})
 		case "json_schema":
 			js := rf.JSONSchema
 			if js == nil || isNull(js.Schema) {
-				return constraint.Output{}, badParam("response_format.json_schema.schema", "json_schema needs a schema")
+				return turn.Output{}, badParam("response_format.json_schema.schema", "json_schema needs a schema")
 			}
 			if !schemaName.MatchString(js.Name) {
-				return constraint.Output{}, badParam("response_format.json_schema.name",
+				return turn.Output{}, badParam("response_format.json_schema.name",
 					fmt.Sprintf("json_schema.name %q: use 1 to 64 of a-z, A-Z, 0-9, '_' and '-'", clipText(js.Name, 80)))
 			}
 			if err := schema(js.Schema, "response_format.json_schema.schema", js.Strict != nil && *js.Strict); err != nil {
-				return constraint.Output{}, err
+				return turn.Output{}, err
 			}
 		default:
-			return constraint.Output{}, badParam("response_format.type", fmt.Sprintf("response_format type %q: want text, json_object or json_schema", clipText(rf.Type, 32)))
+			return turn.Output{}, badParam("response_format.type", fmt.Sprintf("response_format type %q: want text, json_object or json_schema", clipText(rf.Type, 32)))
 		}
 	}
 	if so != nil {
 		if len(so.Unknown) > 0 {
 			k := so.Unknown[0]
-			return constraint.Output{}, &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "unsupported_parameter", Param: "structured_outputs." + clipText(k, 64),
+			return turn.Output{}, &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "unsupported_parameter", Param: "structured_outputs." + clipText(k, 64),
 				Msg: fmt.Sprintf("structured_outputs.%s is not supported; the kinds are %s", clipText(k, 64), structuredKinds)}
 		}
 		n := len(outs)
 		if !isNull(so.JSON) {
 			if err := schema(so.JSON, "structured_outputs.json", false); err != nil {
-				return constraint.Output{}, err
+				return turn.Output{}, err
 			}
 		}
 		if so.Regex != nil {
 			if err := regex(*so.Regex, "structured_outputs.regex"); err != nil {
-				return constraint.Output{}, err
+				return turn.Output{}, err
 			}
 		}
 		if so.Choice != nil {
 			if err := choice(so.Choice, "structured_outputs.choice"); err != nil {
-				return constraint.Output{}, err
+				return turn.Output{}, err
 			}
 		}
 		if so.JSONObject != nil && *so.JSONObject {
-			outs = append(outs, constraint.Output{Kind: constraint.OutputJSONObject, Param: "structured_outputs.json_object"})
+			outs = append(outs, turn.Output{Kind: turn.OutputJSONObject, Param: "structured_outputs.json_object"})
 		}
 		if len(outs) == n {
-			return constraint.Output{}, badParam("structured_outputs", "structured_outputs needs one of "+structuredKinds)
+			return turn.Output{}, badParam("structured_outputs", "structured_outputs needs one of "+structuredKinds)
 		}
 	}
 	if !isNull(gJSON) {
 		if err := schema(gJSON, "guided_json", false); err != nil {
-			return constraint.Output{}, err
+			return turn.Output{}, err
 		}
 	}
 	if gRegex != nil {
 		if err := regex(*gRegex, "guided_regex"); err != nil {
-			return constraint.Output{}, err
+			return turn.Output{}, err
 		}
 	}
 	if gChoice != nil {
 		if err := choice(gChoice, "guided_choice"); err != nil {
-			return constraint.Output{}, err
+			return turn.Output{}, err
 		}
 	}
 	switch len(outs) {
 	case 0:
-		return constraint.Output{}, nil
+		return turn.Output{}, nil
 	case 1:
 		return outs[0], nil
 	}
-	return constraint.Output{}, badParam(outs[1].Param, fmt.Sprintf("%s and %s both constrain the output; give one", outs[0].Param, outs[1].Param))
+	return turn.Output{}, badParam(outs[1].Param, fmt.Sprintf("%s and %s both constrain the output; give one", outs[0].Param, outs[1].Param))
 }
 
 // templateMessage is a message as chat templates expect it, with keys in
@@ -1316,7 +1316,7 @@ func parsePrompt(raw json.RawMessage) ([]completionPrompt, error) {
 
 // FromCompletionRequest validates r against the API and lim and converts it:
 // the prompts, the output constraint and the generation parameters.
-func FromCompletionRequest(r *CompletionRequest, lim Limits) (prompts []completionPrompt, out constraint.Output, g genParams, err error) {
+func FromCompletionRequest(r *CompletionRequest, lim Limits) (prompts []completionPrompt, out turn.Output, g genParams, err error) {
 	lim = lim.withDefaults()
 	if prompts, err = parsePrompt(r.Prompt); err != nil {
 		return nil, out, g, err
@@ -1396,7 +1396,7 @@ func ToUsage(us []*runner.Usage) *Usage {
 }
 
 // ToUnenforced converts constraint warnings for the response.
-func ToUnenforced(us []constraint.Unenforced) []UnenforcedKw {
+func ToUnenforced(us []turn.Unenforced) []UnenforcedKw {
 	if len(us) == 0 {
 		return nil
 	}
@@ -1408,7 +1408,7 @@ func ToUnenforced(us []constraint.Unenforced) []UnenforcedKw {
 }
 
 // UnenforcedHeader is the X-Conform-Unenforced header value.
-func UnenforcedHeader(us []constraint.Unenforced) string {
+func UnenforcedHeader(us []turn.Unenforced) string {
 	s := make([]string, len(us))
 	for i, u := range us {
 		s[i] = u.String()
@@ -1417,7 +1417,7 @@ func UnenforcedHeader(us []constraint.Unenforced) string {
 }
 
 // ToChatCalls converts parsed calls into the response's tool_calls.
-func ToChatCalls(calls []constraint.Call, ids []string) []ToolCall {
+func ToChatCalls(calls []turn.Call, ids []string) []ToolCall {
 	if len(calls) == 0 {
 		return nil
 	}

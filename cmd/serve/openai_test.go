@@ -6,8 +6,8 @@ import (
 	"reflect"
 	"testing"
 
-	"conform/constraint"
 	"conform/runner"
+	"conform/turn"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -20,15 +20,15 @@ func TestFromChatRequest(t *testing.T) {
 		check func(t *testing.T, j *chatJob)
 	}{
 		{"defaults", ChatRequest{Model: "m", Messages: []ChatMessage{user}}, func(t *testing.T, j *chatJob) {
-			if j.Gen.N != 1 || j.Gen.MaxTokens != 0 || j.Spec.ToolMode != constraint.ToolDefault || !j.Spec.Parallel || j.Spec.Output.Kind != constraint.OutputText {
+			if j.Gen.N != 1 || j.Gen.MaxTokens != 0 || j.Spec.ToolMode != turn.ToolDefault || !j.Spec.Parallel || j.Spec.Output.Kind != turn.OutputText {
 				t.Errorf("job = %+v", j)
 			}
 		}},
 		{"tool_choice required, parallel false", ChatRequest{Messages: []ChatMessage{user}, ToolChoice: json.RawMessage(`"required"`), ParallelToolCalls: ptr(false),
 			Tools: []ToolDef{{Type: "function", Function: FunctionDef{Name: "f", Parameters: json.RawMessage(`{"type":"object"}`), Strict: ptr(true)}}}},
 			func(t *testing.T, j *chatJob) {
-				want := []constraint.Tool{{Name: "f", Parameters: json.RawMessage(`{"type":"object"}`), Strict: true}}
-				if j.Spec.ToolMode != constraint.ToolRequired || j.Spec.Parallel || !reflect.DeepEqual(j.Spec.Tools, want) {
+				want := []turn.Tool{{Name: "f", Parameters: json.RawMessage(`{"type":"object"}`), Strict: true}}
+				if j.Spec.ToolMode != turn.ToolRequired || j.Spec.Parallel || !reflect.DeepEqual(j.Spec.Tools, want) {
 					t.Errorf("spec = %+v", j.Spec)
 				}
 				if got := string(j.Tools); got != `[{"type":"function","function":{"name":"f","description":"","parameters":{"type":"object","properties":{}}}}]` {
@@ -36,7 +36,7 @@ func TestFromChatRequest(t *testing.T) {
 				}
 			}},
 		{"named tool", ChatRequest{Messages: []ChatMessage{user}, ToolChoice: json.RawMessage(`{"type":"function","function":{"name":"g"}}`)}, func(t *testing.T, j *chatJob) {
-			if j.Spec.ToolMode != constraint.ToolNamed || j.Spec.ToolName != "g" {
+			if j.Spec.ToolMode != turn.ToolNamed || j.Spec.ToolName != "g" {
 				t.Errorf("spec = %+v", j.Spec)
 			}
 		}},
@@ -63,13 +63,13 @@ func TestFromChatRequest(t *testing.T) {
 		}},
 		{"response_format json_schema", ChatRequest{Messages: []ChatMessage{user}, ResponseFormat: &ResponseFormat{Type: "json_schema", JSONSchema: &JSONSchema{Name: "x", Schema: json.RawMessage(`{"type":"string"}`), Strict: ptr(true)}}},
 			func(t *testing.T, j *chatJob) {
-				want := constraint.Output{Kind: constraint.OutputJSONSchema, Schema: json.RawMessage(`{"type":"string"}`), Strict: true, Param: "response_format.json_schema.schema"}
+				want := turn.Output{Kind: turn.OutputJSONSchema, Schema: json.RawMessage(`{"type":"string"}`), Strict: true, Param: "response_format.json_schema.schema"}
 				if !reflect.DeepEqual(j.Spec.Output, want) {
 					t.Errorf("output = %+v", j.Spec.Output)
 				}
 			}},
 		{"structured_outputs regex", ChatRequest{Messages: []ChatMessage{user}, StructuredOutputs: &StructuredOutputs{Regex: ptr("a+")}}, func(t *testing.T, j *chatJob) {
-			if j.Spec.Output.Kind != constraint.OutputRegex || j.Spec.Output.Regex != "a+" || j.Spec.Output.Param != "structured_outputs.regex" {
+			if j.Spec.Output.Kind != turn.OutputRegex || j.Spec.Output.Regex != "a+" || j.Spec.Output.Param != "structured_outputs.regex" {
 				t.Errorf("output = %+v", j.Spec.Output)
 			}
 		}},
@@ -144,7 +144,7 @@ func TestFromCompletionRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(prompts, []completionPrompt{{Text: "a"}, {Text: "b"}}) || out.Kind != constraint.OutputRegex || g.MaxTokens != 16 || g.Params.TopLogprobs != 2 {
+	if !reflect.DeepEqual(prompts, []completionPrompt{{Text: "a"}, {Text: "b"}}) || out.Kind != turn.OutputRegex || g.MaxTokens != 16 || g.Params.TopLogprobs != 2 {
 		t.Errorf("got %v %+v %+v", prompts, out, g)
 	}
 	for _, p := range []string{`3`, `[]`, `""`, `[""]`} {

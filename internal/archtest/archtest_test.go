@@ -11,14 +11,14 @@ import (
 // forbidden maps a package path prefix (inside module conform) to import
 // path prefixes it must not import, directly or indirectly.
 var forbidden = map[string][]string{
-	"conform/fsm":        {"conform/runner", "conform/hub", "conform/grammar", "conform/tokenizer", "conform/sampler", "conform/templates", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
-	"conform/grammar":    {"conform/runner", "conform/hub", "conform/tokenizer", "conform/sampler", "conform/templates", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
-	"conform/tokenizer":  {"conform/runner", "conform/hub", "conform/fsm", "conform/grammar", "conform/sampler", "conform/templates", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
-	"conform/sampler":    {"conform/runner", "conform/fsm", "conform/grammar", "conform/tokenizer", "conform/templates", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
-	"conform/templates":  {"conform/runner", "conform/hub", "conform/tokenizer", "conform/sampler", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
-	"conform/hub":        {"conform/fsm", "conform/grammar", "conform/tokenizer", "conform/sampler", "conform/templates", "conform/runner", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic"},
-	"conform/runner":     {"conform/grammar", "conform/tokenizer", "conform/templates", "conform/hub", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
-	"conform/constraint": {"conform/runner", "conform/hub", "conform/tokenizer", "conform/sampler", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
+	"conform/fsm":       {"conform/runner", "conform/hub", "conform/grammar", "conform/tokenizer", "conform/sampler", "conform/templates", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
+	"conform/grammar":   {"conform/runner", "conform/hub", "conform/tokenizer", "conform/sampler", "conform/templates", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
+	"conform/tokenizer": {"conform/runner", "conform/hub", "conform/fsm", "conform/grammar", "conform/sampler", "conform/templates", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
+	"conform/sampler":   {"conform/runner", "conform/fsm", "conform/grammar", "conform/tokenizer", "conform/templates", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
+	"conform/templates": {"conform/runner", "conform/hub", "conform/tokenizer", "conform/sampler", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
+	"conform/hub":       {"conform/fsm", "conform/grammar", "conform/tokenizer", "conform/sampler", "conform/templates", "conform/runner", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic"},
+	"conform/runner":    {"conform/grammar", "conform/tokenizer", "conform/templates", "conform/hub", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
+	"conform/turn":      {"conform/runner", "conform/hub", "conform/tokenizer", "conform/sampler", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
 	// token is the leaf every stage takes its TokenID from: it may import
 	// nothing of the module nor any third party.
 	"conform/token": {"conform", "github.com", "golang.org"},

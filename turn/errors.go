@@ -1,4 +1,4 @@
-package constraint
+package turn
 
 import "fmt"
 
@@ -53,9 +53,9 @@ type Error struct {
 	Err     error
 }
 
-// Error formats the error as "constraint: CODE: PARAM[ at POINTER][ (keyword K)]: MSG".
+// Error formats the error as "turn: CODE: PARAM[ at POINTER][ (keyword K)]: MSG".
 func (e *Error) Error() string {
-	s := "constraint: " + e.Code.String()
+	s := "turn: " + e.Code.String()
 	if e.Param != "" {
 		s += ": " + e.Param
 	}

@@ -1,4 +1,4 @@
-// Package constraint turns what a chat request asks for (response_format,
+// Package turn turns what a chat request asks for (response_format,
 // the vLLM structured_outputs / guided_* extras, tools with tool_choice and
 // parallel_tool_calls) into one regex AST, an *fsm.Node, that covers the whole
 // assistant turn, and parses the text generated under it back into content and
@@ -53,4 +53,4 @@
 //
 // Errors are *Error with a Code and the request parameter at fault (Param,
 // OpenAI's "param"). n is an *fsm.Node; p a *Parser.
-package constraint
+package turn
