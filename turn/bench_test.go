@@ -9,9 +9,9 @@ import (
 // BenchmarkBuildCompile measures Build plus fsm.Compile of a two-tool hermes
 // turn in auto mode: the cost of a constraint cache miss before masks.
 func BenchmarkBuildCompile(b *testing.B) {
-	spec := Spec{Tools: twoTools, ToolMode: ToolAuto, Parallel: true, Format: FormatHermes}
+	spec := so(Spec{Tools: twoTools, ToolMode: ToolAuto, Parallel: true}, FormatHermes, nil)
 	for b.Loop() {
-		res, err := Build(spec, Options{})
+		res, err := Build(spec.spec, spec.opts)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -56,22 +56,26 @@ const (
 	ToolNamed             // {"type":"function","function":{"name":…}}: exactly one call of that function
 )
 
-// Spec is everything a request says about the shape of the assistant turn.
+// Spec is everything a request says about the shape of the assistant turn,
+// in no API's terms: each wire adapter converts its request into one.
 type Spec struct {
 	Output   Output
 	Tools    []Tool
 	ToolMode ToolMode
 	ToolName string // ToolNamed: the function
-	Parallel bool   // parallel_tool_calls (OpenAI's default is true)
-	Format   Format // the model's tool-call format (needed when Tools is not empty)
+	Parallel bool   // several calls may be made (OpenAI's parallel_tool_calls, true by default)
+}
+
+// Options configures Build: what the model and the server fix for every
+// request. The zero value means defaults (and a model without specials).
+type Options struct {
+	// Format is the model's tool-call format (needed when a Spec has
+	// tools).
+	Format Format
 	// IsSpecial reports whether a marker text is a special token of the
 	// vocabulary (written 0xFF + text). nil means none is. The cache key
 	// covers it through the resolved markers.
 	IsSpecial func(text string) bool
-}
-
-// Options configures Build. The zero value means defaults.
-type Options struct {
 	// Grammar is the base grammar configuration; Strictness is set per
 	// schema from its strict flag, Extras from the output kind.
 	Grammar grammar.Options
@@ -128,7 +132,9 @@ var validName = func(s string) bool {
 	return true
 }
 
-// Build turns spec into the constraint of the whole assistant turn.
+// Build turns spec into the constraint of the whole assistant turn, under
+// the model's opts. It is pure (no automaton is compiled): Compiler.Compile
+// runs it, then compiles and caches its Node.
 func Build(spec Spec, opts Options) (*Result, error) {
 	maxTools := opts.MaxTools
 	if maxTools == 0 {
@@ -162,15 +168,15 @@ func Build(spec Spec, opts Options) (*Result, error) {
 	}
 	var sx syntax
 	if len(spec.Tools) > 0 {
-		f, ok := formats[spec.Format]
+		f, ok := formats[opts.Format]
 		if !ok {
-			return nil, &Error{Code: CodeUnknownFormat, Param: "tools", Msg: fmt.Sprintf("unknown tool-call format %q", spec.Format)}
+			return nil, &Error{Code: CodeUnknownFormat, Param: "tools", Msg: fmt.Sprintf("unknown tool-call format %q", opts.Format)}
 		}
-		sx = f.resolved(spec.IsSpecial)
+		sx = f.resolved(opts.IsSpecial)
 	}
 
 	b := &builder{opts: opts}
-	res := &Result{Format: spec.Format}
+	res := &Result{Format: opts.Format}
 	content, err := b.output(spec.Output)
 	if err != nil {
 		return nil, err
@@ -210,7 +216,7 @@ func Build(spec Spec, opts Options) (*Result, error) {
 	}
 	res.Unenforced = b.unenforced
 	res.Options = grammarOptionsKey(opts.Grammar)
-	res.Key = cacheKey(spec, mode, sx, res.Options)
+	res.Key = cacheKey(spec, opts.Format, mode, sx, res.Options)
 	return res, nil
 }
 
@@ -366,7 +372,7 @@ func grammarError(err error, param string) error {
 func grammarOptionsKey(o grammar.Options) string { return fmt.Sprintf("%+v", o) }
 
 // cacheKey hashes every input of Build that shapes the node.
-func cacheKey(spec Spec, mode ToolMode, sx syntax, optKey string) string {
+func cacheKey(spec Spec, f Format, mode ToolMode, sx syntax, optKey string) string {
 	h := sha256.New()
 	w := func(parts ...string) {
 		for _, p := range parts {
@@ -377,7 +383,7 @@ func cacheKey(spec Spec, mode ToolMode, sx syntax, optKey string) string {
 	w(fmt.Sprint(len(spec.Output.Choice)))
 	w(spec.Output.Choice...)
 	if len(spec.Tools) > 0 {
-		w(fmt.Sprint(mode), spec.ToolName, fmt.Sprint(spec.Parallel), string(spec.Format))
+		w(fmt.Sprint(mode), spec.ToolName, fmt.Sprint(spec.Parallel), string(f))
 		w(sx.Begin, fmt.Sprint(sx.OptBegin), sx.CallOpen, sx.CallClose, sx.Sep, sx.End, sx.ArgsKey, sx.Trigger)
 		w(fmt.Sprint(len(spec.Tools)))
 		for _, t := range spec.Tools {

@@ -30,11 +30,23 @@ func specials(s string) bool {
 	return false
 }
 
-func compile(t *testing.T, spec Spec) (*Result, *fsm.DFA) {
+// specOpts is a Spec with the model options it is built under.
+type specOpts struct {
+	spec Spec
+	opts Options
+}
+
+// so pairs spec with the options of a model whose format is f and whose
+// specials are isSpecial.
+func so(spec Spec, f Format, isSpecial func(string) bool) specOpts {
+	return specOpts{spec: spec, opts: Options{Format: f, IsSpecial: isSpecial}}
+}
+
+func compile(t *testing.T, s specOpts) (*Result, *fsm.DFA) {
 	t.Helper()
-	res, err := Build(spec, Options{})
+	res, err := Build(s.spec, s.opts)
 	if err != nil {
-		t.Fatalf("Build(%+v) error: %v", spec, err)
+		t.Fatalf("Build(%+v) error: %v", s.spec, err)
 	}
 	if res.Node == nil {
 		return res, nil
@@ -58,13 +70,13 @@ const (
 func TestBuildMatches(t *testing.T) {
 	tests := []struct {
 		name string
-		spec Spec
+		spec specOpts
 		yes  []string
 		no   []string
 	}{
 		{
 			name: "hermes required parallel",
-			spec: Spec{Tools: twoTools, ToolMode: ToolRequired, Parallel: true, Format: FormatHermes},
+			spec: so(Spec{Tools: twoTools, ToolMode: ToolRequired, Parallel: true}, FormatHermes, nil),
 			yes:  []string{hCallW, hCallT, hCallW + "\n" + hCallT, hCallT + "\n" + hCallT + "\n" + hCallW},
 			no: []string{"", "hello", "hi " + hCallW, hCallW + "\n", hCallW + hCallT,
 				strings.Replace(hCallW, "Paris", "a very long city name", 1),           // maxLength
@@ -75,97 +87,97 @@ func TestBuildMatches(t *testing.T) {
 		},
 		{
 			name: "hermes required single",
-			spec: Spec{Tools: twoTools, ToolMode: ToolRequired, Parallel: false, Format: FormatQwen},
+			spec: so(Spec{Tools: twoTools, ToolMode: ToolRequired, Parallel: false}, FormatQwen, nil),
 			yes:  []string{hCallW, hCallT},
 			no:   []string{hCallW + "\n" + hCallT, ""},
 		},
 		{
 			name: "hermes named",
-			spec: Spec{Tools: twoTools, ToolMode: ToolNamed, ToolName: "get_time", Parallel: true, Format: FormatHermes},
+			spec: so(Spec{Tools: twoTools, ToolMode: ToolNamed, ToolName: "get_time", Parallel: true}, FormatHermes, nil),
 			yes:  []string{hCallT},
 			no:   []string{hCallW, hCallT + "\n" + hCallT, "text"},
 		},
 		{
 			name: "hermes auto",
-			spec: Spec{Tools: twoTools, ToolMode: ToolAuto, Parallel: true, Format: FormatHermes},
+			spec: so(Spec{Tools: twoTools, ToolMode: ToolAuto, Parallel: true}, FormatHermes, nil),
 			yes:  []string{"", "Hello there", "Let me check.\n\n" + hCallW, hCallW + "\n" + hCallT, "a <tool_cal b", "<tool_call" + hCallW},
 			no:   []string{"Hello <tool_call> world", "text " + hCallW + " more", "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {}}\n</tool_call>", "\xff"},
 		},
 		{
 			name: "hermes none",
-			spec: Spec{Tools: twoTools, ToolMode: ToolNone, Format: FormatHermes},
+			spec: so(Spec{Tools: twoTools, ToolMode: ToolNone}, FormatHermes, nil),
 			yes:  []string{"", "Hello", "<tool_cal", "tool_call>", "</tool_cal"},
 			no:   []string{hCallW, "x<tool_call>y", "<tool_call>", "a</tool_call>"},
 		},
 		{
 			name: "default mode with tools is auto",
-			spec: Spec{Tools: twoTools, Parallel: true, Format: FormatHermes},
+			spec: so(Spec{Tools: twoTools, Parallel: true}, FormatHermes, nil),
 			yes:  []string{"hi", "hi" + hCallT},
 			no:   []string{"hi<tool_call>"},
 		},
 		{
 			name: "llama3 required with special python_tag",
-			spec: Spec{Tools: twoTools, ToolMode: ToolRequired, Parallel: true, Format: FormatLlama3JSON, IsSpecial: specials},
+			spec: so(Spec{Tools: twoTools, ToolMode: ToolRequired, Parallel: true}, FormatLlama3JSON, specials),
 			yes:  []string{lCallW, "\xff<|python_tag|>" + lCallW, lCallW + "; " + lCallT},
 			no:   []string{"<|python_tag|>" + lCallW, "hello", lCallW + ";" + lCallT},
 		},
 		{
 			name: "llama3 auto: text or calls",
-			spec: Spec{Tools: twoTools, ToolMode: ToolAuto, Parallel: false, Format: FormatLlama3JSON, IsSpecial: specials},
+			spec: so(Spec{Tools: twoTools, ToolMode: ToolAuto, Parallel: false}, FormatLlama3JSON, specials),
 			yes:  []string{"Hello", "a {json} inside", lCallT, "\xff<|python_tag|>" + lCallT},
 			no:   []string{"{not a call}", "text then " + lCallT, lCallT + "; " + lCallW},
 		},
 		{
 			name: "llama3 python_tag as text",
-			spec: Spec{Tools: twoTools, ToolMode: ToolNone, Format: FormatLlama3JSON},
+			spec: so(Spec{Tools: twoTools, ToolMode: ToolNone}, FormatLlama3JSON, nil),
 			yes:  []string{"Hello"},
 			no:   []string{"<|python_tag|>x", "{"},
 		},
 		{
 			name: "mistral required",
-			spec: Spec{Tools: twoTools, ToolMode: ToolRequired, Parallel: true, Format: FormatMistral, IsSpecial: specials},
+			spec: so(Spec{Tools: twoTools, ToolMode: ToolRequired, Parallel: true}, FormatMistral, specials),
 			yes:  []string{"\xff[TOOL_CALLS][" + mCallW + "]", "\xff[TOOL_CALLS][" + mCallW + ", " + mCallT + "]"},
 			no:   []string{"[TOOL_CALLS][" + mCallW + "]", "\xff[TOOL_CALLS][]", "\xff[TOOL_CALLS][" + mCallW + "]x"},
 		},
 		{
 			name: "mistral auto with text trigger",
-			spec: Spec{Tools: twoTools, ToolMode: ToolAuto, Parallel: true, Format: FormatMistral},
+			spec: so(Spec{Tools: twoTools, ToolMode: ToolAuto, Parallel: true}, FormatMistral, nil),
 			yes:  []string{"ok", "ok[TOOL_CALLS][" + mCallT + "]"},
 			no:   []string{"ok [TOOL_CALLS] no"},
 		},
 		{
 			name: "json_object",
-			spec: Spec{Output: Output{Kind: OutputJSONObject}},
+			spec: so(Spec{Output: Output{Kind: OutputJSONObject}}, "", nil),
 			yes:  []string{`{}`, `{"a": [1, {"b": null}]}`},
 			no:   []string{`[]`, `"x"`, `{`, ` {}`},
 		},
 		{
 			name: "json_schema",
-			spec: Spec{Output: Output{Kind: OutputJSONSchema, Schema: json.RawMessage(weatherSchema), Strict: true}},
+			spec: so(Spec{Output: Output{Kind: OutputJSONSchema, Schema: json.RawMessage(weatherSchema), Strict: true}}, "", nil),
 			yes:  []string{`{"city": "Rome"}`, `{"city":"Rome","unit":"f"}`},
 			no:   []string{`{}`, `{"city": "Rome", "x": 1}`},
 		},
 		{
 			name: "regex",
-			spec: Spec{Output: Output{Kind: OutputRegex, Regex: `[0-9]{3}-[a-z]+`}},
+			spec: so(Spec{Output: Output{Kind: OutputRegex, Regex: `[0-9]{3}-[a-z]+`}}, "", nil),
 			yes:  []string{"123-abc"},
 			no:   []string{"12-abc", "123-"},
 		},
 		{
 			name: "choice",
-			spec: Spec{Output: Output{Kind: OutputChoice, Choice: []string{"yes", "no", "maybe"}}},
+			spec: so(Spec{Output: Output{Kind: OutputChoice, Choice: []string{"yes", "no", "maybe"}}}, "", nil),
 			yes:  []string{"yes", "no", "maybe"},
 			no:   []string{"y", "yesno", ""},
 		},
 		{
 			name: "json content or a call (auto)",
-			spec: Spec{Output: Output{Kind: OutputJSONObject}, Tools: twoTools, ToolMode: ToolAuto, Format: FormatHermes},
+			spec: so(Spec{Output: Output{Kind: OutputJSONObject}, Tools: twoTools, ToolMode: ToolAuto}, FormatHermes, nil),
 			yes:  []string{`{"a": 1}`, hCallT},
 			no:   []string{"text", `{"a": 1}` + hCallT},
 		},
 		{
 			name: "llama3 json content or a call",
-			spec: Spec{Output: Output{Kind: OutputJSONObject}, Tools: twoTools, ToolMode: ToolAuto, Format: FormatLlama3JSON, IsSpecial: specials},
+			spec: so(Spec{Output: Output{Kind: OutputJSONObject}, Tools: twoTools, ToolMode: ToolAuto}, FormatLlama3JSON, specials),
 			yes:  []string{`{"a": 1}`, lCallT, `{"name": 1}`},
 			no:   []string{`{"name": "get_time"}`},
 		},
@@ -200,29 +212,29 @@ func TestBuildUnconstrained(t *testing.T) {
 func TestBuildErrors(t *testing.T) {
 	tests := []struct {
 		name    string
-		spec    Spec
+		spec    specOpts
 		code    ErrorCode
 		param   string
 		pointer string
 		keyword string
 	}{
-		{"strict unsupported keyword", Spec{Tools: []Tool{{Name: "f", Strict: true, Parameters: json.RawMessage(`{"type":"object","properties":{"xs":{"type":"array","uniqueItems":true}}}`)}}, ToolMode: ToolRequired, Format: FormatHermes},
+		{"strict unsupported keyword", so(Spec{Tools: []Tool{{Name: "f", Strict: true, Parameters: json.RawMessage(`{"type":"object","properties":{"xs":{"type":"array","uniqueItems":true}}}`)}}, ToolMode: ToolRequired}, FormatHermes, nil),
 			CodeSchema, "tools[0].function.parameters", "/properties/xs/uniqueItems", "uniqueItems"},
-		{"strict response_format", Spec{Output: Output{Kind: OutputJSONSchema, Strict: true, Schema: json.RawMessage(`{"type":"array","uniqueItems":true}`)}},
+		{"strict response_format", so(Spec{Output: Output{Kind: OutputJSONSchema, Strict: true, Schema: json.RawMessage(`{"type":"array","uniqueItems":true}`)}}, "", nil),
 			CodeSchema, "response_format.json_schema.schema", "/uniqueItems", "uniqueItems"},
-		{"invalid schema", Spec{Output: Output{Kind: OutputJSONSchema, Schema: json.RawMessage(`{"type":`), Param: "guided_json"}},
+		{"invalid schema", so(Spec{Output: Output{Kind: OutputJSONSchema, Schema: json.RawMessage(`{"type":`), Param: "guided_json"}}, "", nil),
 			CodeSchema, "guided_json", "", ""},
-		{"bad regex", Spec{Output: Output{Kind: OutputRegex, Regex: `(a`}}, CodeSchema, "structured_outputs.regex", "", ""},
-		{"empty choice", Spec{Output: Output{Kind: OutputChoice}}, CodeInvalidRequest, "structured_outputs.choice", "", ""},
-		{"named tool missing", Spec{Tools: twoTools, ToolMode: ToolNamed, ToolName: "nope", Format: FormatHermes}, CodeInvalidRequest, "tool_choice.function.name", "", ""},
-		{"required without tools", Spec{ToolMode: ToolRequired}, CodeInvalidRequest, "tool_choice", "", ""},
-		{"bad name", Spec{Tools: []Tool{{Name: "a b"}}, Format: FormatHermes}, CodeInvalidRequest, "tools[0].function.name", "", ""},
-		{"duplicate name", Spec{Tools: []Tool{{Name: "a"}, {Name: "a"}}, Format: FormatHermes}, CodeInvalidRequest, "tools[1].function.name", "", ""},
-		{"unknown format", Spec{Tools: []Tool{{Name: "a"}}, Format: "xml"}, CodeUnknownFormat, "tools", "", ""},
+		{"bad regex", so(Spec{Output: Output{Kind: OutputRegex, Regex: `(a`}}, "", nil), CodeSchema, "structured_outputs.regex", "", ""},
+		{"empty choice", so(Spec{Output: Output{Kind: OutputChoice}}, "", nil), CodeInvalidRequest, "structured_outputs.choice", "", ""},
+		{"named tool missing", so(Spec{Tools: twoTools, ToolMode: ToolNamed, ToolName: "nope"}, FormatHermes, nil), CodeInvalidRequest, "tool_choice.function.name", "", ""},
+		{"required without tools", so(Spec{ToolMode: ToolRequired}, "", nil), CodeInvalidRequest, "tool_choice", "", ""},
+		{"bad name", so(Spec{Tools: []Tool{{Name: "a b"}}}, FormatHermes, nil), CodeInvalidRequest, "tools[0].function.name", "", ""},
+		{"duplicate name", so(Spec{Tools: []Tool{{Name: "a"}, {Name: "a"}}}, FormatHermes, nil), CodeInvalidRequest, "tools[1].function.name", "", ""},
+		{"unknown format", so(Spec{Tools: []Tool{{Name: "a"}}}, "xml", nil), CodeUnknownFormat, "tools", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Build(tt.spec, Options{})
+			_, err := Build(tt.spec.spec, tt.spec.opts)
 			var e *Error
 			if !errors.As(err, &e) {
 				t.Fatalf("Build error = %v, want *Error", err)
@@ -235,7 +247,7 @@ func TestBuildErrors(t *testing.T) {
 }
 
 func TestBuildLenientReportsUnenforced(t *testing.T) {
-	spec := Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(`{"type":"object","properties":{"xs":{"type":"array","uniqueItems":true}}}`)}}, ToolMode: ToolRequired, Format: FormatHermes}
+	spec := so(Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(`{"type":"object","properties":{"xs":{"type":"array","uniqueItems":true}}}`)}}, ToolMode: ToolRequired}, FormatHermes, nil)
 	res, _ := compile(t, spec)
 	if len(res.Unenforced) != 1 {
 		t.Fatalf("Unenforced = %v, want one entry", res.Unenforced)
@@ -246,9 +258,9 @@ func TestBuildLenientReportsUnenforced(t *testing.T) {
 }
 
 func TestBuildKey(t *testing.T) {
-	base := Spec{Tools: twoTools, ToolMode: ToolRequired, Parallel: true, Format: FormatHermes}
-	k := func(s Spec) string {
-		r, err := Build(s, Options{})
+	base := so(Spec{Tools: twoTools, ToolMode: ToolRequired, Parallel: true}, FormatHermes, nil)
+	k := func(s specOpts) string {
+		r, err := Build(s.spec, s.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,21 +270,21 @@ func TestBuildKey(t *testing.T) {
 	if k(base) != k(same) {
 		t.Errorf("equal specs give different keys")
 	}
-	variants := map[string]Spec{}
+	variants := map[string]specOpts{}
 	v := base
-	v.Parallel = false
+	v.spec.Parallel = false
 	variants["parallel"] = v
 	v = base
-	v.Format = FormatLlama3JSON
+	v.opts.Format = FormatLlama3JSON
 	variants["format"] = v
 	v = base
-	v.ToolMode = ToolAuto
+	v.spec.ToolMode = ToolAuto
 	variants["mode"] = v
 	v = base
-	v.IsSpecial = func(string) bool { return true }
+	v.opts.IsSpecial = func(string) bool { return true }
 	variants["specials"] = v
 	v = base
-	v.Tools = []Tool{twoTools[1], twoTools[0]}
+	v.spec.Tools = []Tool{twoTools[1], twoTools[0]}
 	variants["tool order"] = v
 	for name, s := range variants {
 		if k(s) == k(base) {
@@ -304,7 +316,7 @@ func TestRandomTurnsParseAndValidate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, f := range []Format{FormatHermes, FormatLlama3JSON, FormatMistral} {
 		for _, mode := range []ToolMode{ToolAuto, ToolRequired, ToolNamed, ToolNone} {
-			spec := Spec{Tools: twoTools, ToolMode: mode, ToolName: "get_weather", Parallel: true, Format: f, IsSpecial: specials}
+			spec := so(Spec{Tools: twoTools, ToolMode: mode, ToolName: "get_weather", Parallel: true}, f, specials)
 			res, d := compile(t, spec)
 			calls := 0
 			for i := 0; i < 150; i++ {

@@ -1,28 +1,37 @@
-// Package turn turns what a chat request asks for (response_format,
-// the vLLM structured_outputs / guided_* extras, tools with tool_choice and
-// parallel_tool_calls) into one regex AST, an *fsm.Node, that covers the whole
-// assistant turn, and parses the text generated under it back into content and
-// tool calls. It knows nothing about HTTP.
+// Package turn owns the assistant turn, from what a request asks of it to
+// the parsed stream of what the model said: it turns an API-neutral Spec
+// (structured output, tools, tool mode) into one constraint over the whole
+// turn, compiles it through the shared cache, runs the request's choices on
+// the runner under it, and reads their text back into events (content,
+// reasoning, tool-call start / argument fragments / end, and a finish with
+// its reason and usage). It knows nothing of HTTP or of any API's wire
+// shape: cmd/serve's adapters convert each API's request into a Spec and a
+// Request, and write the events in that API's shape.
 //
 // # Pipeline
 //
-//	Spec (request fields + the model's tool-call Format + which marker
-//	texts are special tokens in the vocabulary)
-//	  → per tool: grammar.CompileSchema(parameters) → arguments node
-//	  → per format: the call wrapper around {"name": "<n>", "arguments": <args_n>}
-//	    as an alternation over tools, repeated with the format's separator
-//	    (exactly once when parallel_tool_calls is false or a function is named)
-//	  → per tool_choice: required/named = the calls only; auto = text that
-//	    cannot contain any plain-text marker of the format (trigger, closing
-//	    tag), then optionally the calls; none = such text only
-//	  → Result{Node, Key, Unenforced}; the caller compiles Node with
-//	    fsm.CompileConstraint and caches it under Key.
+//	Vocab (token bytes, specials, EOS)      once per model
+//	  → Compiler (Vocab, Format, fsm.Cache, grammar options)
+//	Spec (the request's output, tools, tool mode)
+//	  → Compiler.Compile: Build → one *fsm.Node of the whole turn
+//	      per tool: grammar.CompileSchema(parameters) → arguments node
+//	      per format: the call wrapper around {"name": "<n>", "arguments": <args_n>}
+//	        as an alternation over tools, repeated with the format's separator
+//	        (exactly once when parallel is off or a function is named)
+//	      per tool mode: required/named = the calls only; auto = text that
+//	        cannot contain any plain-text marker of the format (trigger,
+//	        closing tag), then optionally the calls; none = such text only
+//	    → fsm.Cache (keyed by Build's key, the options, the vocabulary)
+//	      → fsm.CompileConstraint
+//	  → *Turn (NewMatcher, NewParser, Unenforced, MinTokens, CheckBudget)
+//	Request (Turn, prompt tokens, N choices per prompt, sampling, limits)
+//	  → Driver.Generate: CheckBudget, admission, runner.Submit per choice
+//	    → runner events → Parser (+ cleaning) → Steps of Events
+//	  → *Stream (Next, Usage, Close)
 //
-// The generated text then goes through a Parser of the same Format (a
-// streaming state machine, STYLE rule 14) that emits content deltas, call
-// starts (name), argument fragments and call ends. Because the parser follows
-// the same wrapper strings the constraint enforces, markup never reaches the
-// content and a started call always parses.
+// Because the parser follows the same wrapper strings the constraint
+// enforces, markup never reaches the content and a started call always
+// parses. A choice's last step ends with one EventFinish.
 //
 // # Tool-call formats
 //
@@ -35,22 +44,31 @@
 //	               `{"name": "`)
 //	mistral        [TOOL_CALLS][{"name": "<n>", "arguments": {…}}, …]
 //
-// A marker that is a special token of the vocabulary (Spec.IsSpecial) is
-// written in the constraint as its 0xFF-prefixed bytes, as package tokenizer
-// stores specials; a marker that is plain text stays text. Free text is valid
-// UTF-8 and therefore never contains a special token.
+// # Special tokens
+//
+// A marker that is a special token of the vocabulary (Vocab.IsSpecial) is
+// written in the constraint as its 0xFF-prefixed bytes, as package
+// tokenizer stores specials; a marker that is plain text stays text. Free
+// text is valid UTF-8 and therefore never contains a special token. The
+// detokenizer (Vocab.Detokenizer) lets through only the special tokens that
+// are markers of the format, so that the parser sees them; a Turn's parser
+// cleans them, and stray bytes that are not UTF-8, from content (both can
+// appear only in unconstrained output).
 //
 // # Strictness
 //
-// A tool or json_schema with strict: true is compiled in grammar's Strict mode:
-// a keyword that cannot be enforced exactly is an *Error (CodeSchema) naming
-// the keyword and its JSON Pointer. Without strict the schema is compiled
-// leniently and the keywords not enforced are listed in Result.Unenforced
-// (cmd/serve reports them in the X-Conform-Unenforced header and the
-// conform_unenforced response field).
+// A tool or json_schema with strict: true is compiled in grammar's Strict
+// mode: a keyword that cannot be enforced exactly is an *Error (CodeSchema)
+// naming the keyword and its JSON Pointer. Without strict the schema is
+// compiled leniently and the keywords not enforced are listed in
+// Turn.Unenforced (cmd/serve reports them in the X-Conform-Unenforced
+// header and the conform_unenforced response field).
 //
 // # Conventions
 //
 // Errors are *Error with a Code and the request parameter at fault (Param,
-// OpenAI's "param"). n is an *fsm.Node; p a *Parser.
+// in OpenAI's dotted form, which the adapters of other APIs rename).
+// Events are API-neutral: reasoning has its own kind (EventReasoning)
+// though no format produces it yet, and FinishReason says why in no API's
+// words (ReasonOf). n is an *fsm.Node; p a *Parser; t a *Turn; st a Step.
 package turn

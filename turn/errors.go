@@ -2,8 +2,8 @@ package turn
 
 import "fmt"
 
-// ErrorCode classifies an Error. cmd/serve maps every code to HTTP 400 except
-// CodeTooLarge (also 400, but logged as a budget) and CodeInternal (500).
+// ErrorCode classifies an Error. cmd/serve maps every code to HTTP 400
+// except CodeInternal (500).
 type ErrorCode uint8
 
 // The error codes.
@@ -22,14 +22,32 @@ const (
 	CodeUnknownFormat
 	// CodeInternal: a bug; should never be seen.
 	CodeInternal
+	// CodeUnsatisfiable: no sequence of the vocabulary's tokens completes
+	// an output the constraint accepts (Turn.CheckBudget).
+	CodeUnsatisfiable
+	// CodeMaxTokensTooSmall: the request's token limit is below the
+	// shortest output the constraint accepts; Param names the limit.
+	CodeMaxTokensTooSmall
+	// CodeContextTooSmall: the prompt leaves less of the context than the
+	// shortest output the constraint accepts; Param names the prompt.
+	CodeContextTooSmall
+	// CodeInvalidConfig: a model or server setting this package cannot
+	// work with (a vocabulary the token index refuses, a missing runner).
+	CodeInvalidConfig
 )
 
+// The names of the budget codes are OpenAI's error codes for the same
+// refusals, which cmd/serve passes on as they are.
 var codeNames = [...]string{
-	CodeInvalidRequest: "invalid_request",
-	CodeSchema:         "invalid_schema",
-	CodeTooLarge:       "too_large",
-	CodeUnknownFormat:  "unknown_format",
-	CodeInternal:       "internal",
+	CodeInvalidRequest:    "invalid_request",
+	CodeSchema:            "invalid_schema",
+	CodeTooLarge:          "too_large",
+	CodeUnknownFormat:     "unknown_format",
+	CodeInternal:          "internal",
+	CodeUnsatisfiable:     "unsatisfiable",
+	CodeMaxTokensTooSmall: "max_tokens_too_small",
+	CodeContextTooSmall:   "context_length_exceeded",
+	CodeInvalidConfig:     "invalid_config",
 }
 
 // String returns the code's stable name, such as "invalid_schema".

@@ -6,31 +6,6 @@ import (
 	"strings"
 )
 
-// EventKind says what a parser Event carries.
-type EventKind uint8
-
-// The event kinds.
-const (
-	EventContent   EventKind = iota + 1 // Text is assistant content
-	EventCallStart                      // call Index starts; Name is its function
-	EventCallArgs                       // Text is the next fragment of call Index's arguments (raw JSON text)
-	EventCallEnd                        // call Index is complete
-)
-
-// Event is one certain piece of a parsed assistant turn.
-type Event struct {
-	Kind  EventKind
-	Index int    // the call (0-based) for call events
-	Name  string // EventCallStart
-	Text  string // EventContent, EventCallArgs
-}
-
-// Call is one complete tool call, as Parse returns it.
-type Call struct {
-	Name      string
-	Arguments string // the arguments as generated: a JSON text
-}
-
 // pstate is the parser's state.
 type pstate uint8
 
@@ -66,33 +41,54 @@ type Parser struct {
 	// pending holds the markup consumed since the last certain point, so
 	// that text leaving the format is released whole, whatever the splits.
 	pending []byte
+	// clean drops the format's special-token markers and stray bytes that
+	// are not UTF-8 from content (see cleanEvents); a Turn's parsers do.
+	clean bool
 }
 
 // NewParser returns a parser for format f with the vocabulary's special
-// markers (see Spec.IsSpecial).
+// markers (see Options.IsSpecial). It releases content as generated; the
+// parsers of a Turn also clean it (Turn.NewParser).
 func NewParser(f Format, isSpecial func(string) bool) (*Parser, error) {
 	sx, ok := formats[f]
 	if !ok {
 		return nil, &Error{Code: CodeUnknownFormat, Msg: "unknown tool-call format " + string(f)}
 	}
-	p := &Parser{sx: sx.resolved(isSpecial), state: stText}
-	if p.sx.Trigger == "" {
+	return newParser(sx.resolved(isSpecial), true, false), nil
+}
+
+// newParser returns a parser over the resolved syntax sx. Without calls
+// every byte is content (a turn whose constraint allows no call, or that
+// offers no tools): the parser then only cleans it, when clean is set.
+func newParser(sx syntax, calls, clean bool) *Parser {
+	p := &Parser{sx: sx, state: stText, clean: clean}
+	switch {
+	case !calls:
+		p.state = stContent
+	case p.sx.Trigger == "":
 		p.state = stStart
 	}
-	return p, nil
+	return p
 }
 
 // Feed adds generated text and returns the events it makes certain.
 func (p *Parser) Feed(s string) []Event {
 	p.buf = append(p.buf, s...)
-	return p.run(nil, false)
+	return p.cleaned(p.run(nil, false))
 }
 
 // Close ends the text: held-back content is released, a call cut short (the
 // output hit its token limit) is ended with the arguments it has, and partial
 // markup is dropped.
 func (p *Parser) Close() []Event {
-	return p.run(nil, true)
+	return p.cleaned(p.run(nil, true))
+}
+
+func (p *Parser) cleaned(evs []Event) []Event {
+	if !p.clean {
+		return evs
+	}
+	return cleanEvents(evs, p.sx.markerBytes)
 }
 
 // Calls returns the number of calls started so far.
@@ -354,28 +350,6 @@ func (s *jsonScan) feed(b []byte) (int, bool) {
 	return len(b), false
 }
 
-// Merge folds a sequence of events into content and complete calls: what a
-// non-streaming response shows.
-func Merge(events []Event) (content string, calls []Call) {
-	var sb strings.Builder
-	for _, e := range events {
-		switch e.Kind {
-		case EventContent:
-			sb.WriteString(e.Text)
-		case EventCallStart:
-			for len(calls) <= e.Index {
-				calls = append(calls, Call{})
-			}
-			calls[e.Index].Name = e.Name
-		case EventCallArgs:
-			if e.Index < len(calls) {
-				calls[e.Index].Arguments += e.Text
-			}
-		}
-	}
-	return sb.String(), calls
-}
-
 // Parse runs a Parser of format f over a whole text.
 func Parse(f Format, isSpecial func(string) bool, text string) (content string, calls []Call, err error) {
 	p, err := NewParser(f, isSpecial)
@@ -386,4 +360,30 @@ func Parse(f Format, isSpecial func(string) bool, text string) (content string, 
 	ev = append(ev, p.Close()...)
 	content, calls = Merge(ev)
 	return content, calls, nil
+}
+
+// cleanEvents drops the special-token markers (markers, as written in
+// generated text) and stray bytes that are not UTF-8 from content, and the
+// content events this leaves empty. Either can appear only in output no
+// constraint shaped: the detokenizer keeps a format's special markers as
+// 0xFF-prefixed bytes so that the parser sees them, and a text marker is
+// never 0xFF-prefixed. Cleaning works on each batch of events, as the
+// runner releases whole tokens: a marker token's bytes come in one piece.
+func cleanEvents(evs []Event, markers []string) []Event {
+	out := evs[:0]
+	for _, e := range evs {
+		if e.Kind == EventContent && strings.IndexByte(e.Text, 0xFF) >= 0 {
+			for _, mk := range markers {
+				if mk != "" && mk[0] == 0xFF {
+					e.Text = strings.ReplaceAll(e.Text, mk, "")
+				}
+			}
+			e.Text = strings.ToValidUTF8(e.Text, "")
+			if e.Text == "" {
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }

@@ -30,59 +30,51 @@ func (s *Server) chat(c *gin.Context) error {
 	}
 	ctx, cancel := context.WithCancel(c.Request.Context())
 	defer cancel()
-	cons, res, err := s.constraintFor(ctx, m, j.Spec)
+	tn, err := m.turns.Compile(ctx, j.Spec)
 	if err != nil {
 		return err
 	}
-	if len(res.Unenforced) > 0 {
-		c.Header("X-Conform-Unenforced", UnenforcedHeader(res.Unenforced))
+	if len(tn.Unenforced()) > 0 {
+		c.Header("X-Conform-Unenforced", UnenforcedHeader(tn.Unenforced()))
 	}
-	prompt, err := chatPrompt(m, j, s.cfg.Limits())
+	prompt, err := chatPrompt(m.Model, j, s.cfg.Limits())
 	if err != nil {
 		return err
 	}
-	jb := &job{model: m, gen: j.Gen, cons: cons, calls: res.Calls, logprobs: j.Gen.Params.Logprobs, start: t0}
-	for range j.Gen.N {
-		jb.prompts = append(jb.prompts, prompt)
-	}
-	if err := checkBudget(jb, chatMaxParam(&req), "messages"); err != nil {
-		return err
-	}
-	pieces, err := s.start(ctx, jb)
+	stream, err := s.driver(m.Model).Generate(ctx, j.Gen.request(tn, [][]runner.TokenID{prompt}, t0, chatMaxParam(&req), "messages"))
 	if err != nil {
 		return err
 	}
+	defer stream.Close()
 	id := newID("chatcmpl-")
 	created := time.Now().Unix()
 	if j.Gen.Stream {
-		return s.streamChat(c, cancel, pieces, id, created, m, j.Gen, ToUnenforced(res.Unenforced))
+		return s.streamChat(c, stream, id, created, m.Model, j.Gen, ToUnenforced(tn.Unenforced()))
 	}
 	type acc struct {
-		events   []turn.Event
+		msg      turn.Message
 		logprobs []TokenLogprob
-		finish   string
-		usage    *runner.Usage
 	}
-	accs := make([]acc, j.Gen.N)
-	for pc := range pieces {
-		if pc.err != nil {
-			cancel()
-			for range pieces {
-			}
-			return pc.err
+	accs := make([]acc, stream.Choices())
+	for {
+		st, ok := stream.Next()
+		if !ok {
+			break
 		}
-		a := &accs[pc.choice]
-		a.events = append(a.events, pc.events...)
-		a.logprobs = append(a.logprobs, pc.logprobs...)
-		if pc.done {
-			a.finish, a.usage = pc.finish, pc.usage
+		if err := st.Err(); err != nil {
+			return err
 		}
+		a := &accs[st.Choice]
+		for _, e := range st.Events {
+			a.msg.Add(e)
+		}
+		a.logprobs = append(a.logprobs, toLogprobs(st.Logprobs)...)
 	}
-	resp := ChatResponse{ID: id, Object: "chat.completion", Created: created, Model: m.Name, SystemFingerprint: fingerprint(m),
-		Unenforced: ToUnenforced(res.Unenforced)}
-	var us []*runner.Usage
-	for i, a := range accs {
-		content, calls := turn.Merge(a.events)
+	resp := ChatResponse{ID: id, Object: "chat.completion", Created: created, Model: m.Name, SystemFingerprint: fingerprint(m.Model),
+		Unenforced: ToUnenforced(tn.Unenforced())}
+	for i := range accs {
+		a := &accs[i]
+		content, calls := a.msg.Content(), a.msg.Calls
 		ids := make([]string, len(calls))
 		for k := range ids {
 			ids[k] = newID("call_")
@@ -91,7 +83,7 @@ func (s *Server) chat(c *gin.Context) error {
 		if content != "" || len(calls) == 0 {
 			msg.Content = &content
 		}
-		ch := ChatChoice{Index: i, Message: msg, FinishReason: a.finish}
+		ch := ChatChoice{Index: i, Message: msg, FinishReason: openAIFinish(a.msg.Finish)}
 		if j.Gen.Params.Logprobs {
 			ch.Logprobs = &Logprobs{Content: a.logprobs}
 			if ch.Logprobs.Content == nil {
@@ -99,9 +91,8 @@ func (s *Server) chat(c *gin.Context) error {
 			}
 		}
 		resp.Choices = append(resp.Choices, ch)
-		us = append(us, a.usage)
 	}
-	resp.Usage = ToUsage(us)
+	resp.Usage = ToUsage(stream.Usage())
 	c.JSON(http.StatusOK, resp)
 	return nil
 }
@@ -109,7 +100,7 @@ func (s *Server) chat(c *gin.Context) error {
 // fingerprint is the system_fingerprint: it changes with the model and the
 // server build.
 func fingerprint(m *Model) string {
-	return fmt.Sprintf("fp_conform_%x", m.Index.Fingerprint().String()[:10])
+	return fmt.Sprintf("fp_conform_%x", m.Tokens.Fingerprint().String()[:10])
 }
 
 // sse writes server-sent events.
@@ -170,50 +161,51 @@ func (w *sse) fail(err error) {
 // per choice, content and tool_calls deltas as the parser releases them, a
 // final chunk with finish_reason per choice, the usage chunk when asked, and
 // [DONE]. A client that goes away cancels the generations.
-func (s *Server) streamChat(c *gin.Context, cancel context.CancelFunc, pieces <-chan piece, id string, created int64, m *Model, g genParams, unenforced []UnenforcedKw) error {
+func (s *Server) streamChat(c *gin.Context, stream *turn.Stream, id string, created int64, m *Model, g genParams, unenforced []UnenforcedKw) error {
 	w := newSSE(c)
 	chunk := func(choices ...ChunkChoice) ChatChunk {
 		return ChatChunk{ID: id, Object: "chat.completion.chunk", Created: created, Model: m.Name, SystemFingerprint: fingerprint(m), Choices: choices}
 	}
 	empty := ""
-	for i := range g.N {
+	for i := range stream.Choices() {
 		ck := chunk(ChunkChoice{Index: i, Delta: Delta{Role: "assistant", Content: &empty}})
 		if i == 0 {
 			ck.Unenforced = unenforced
 		}
 		w.data(ck)
 	}
-	callIDs := make([]map[int]string, g.N)
-	us := make([]*runner.Usage, g.N)
-	var failure error
-	for pc := range pieces {
-		if w.failed {
-			cancel()
-			continue
+	callIDs := make([]map[int]string, stream.Choices())
+	for {
+		st, ok := stream.Next()
+		if !ok {
+			break
 		}
-		if pc.err != nil {
-			if failure == nil {
-				failure = pc.err
-				cancel()
-			}
-			continue
+		if w.failed {
+			stream.Close()
+			return nil
+		}
+		if err := st.Err(); err != nil {
+			stream.Close()
+			w.fail(err)
+			w.data("[DONE]")
+			return nil
 		}
 		var lp *Logprobs
-		if len(pc.logprobs) > 0 {
-			lp = &Logprobs{Content: pc.logprobs}
+		if len(st.Logprobs) > 0 {
+			lp = &Logprobs{Content: toLogprobs(st.Logprobs)}
 		}
-		for _, e := range pc.events {
+		for _, e := range st.Events {
 			var d Delta
 			switch e.Kind {
 			case turn.EventContent:
 				t := e.Text
 				d.Content = &t
 			case turn.EventCallStart:
-				if callIDs[pc.choice] == nil {
-					callIDs[pc.choice] = map[int]string{}
+				if callIDs[st.Choice] == nil {
+					callIDs[st.Choice] = map[int]string{}
 				}
 				cid := newID("call_")
-				callIDs[pc.choice][e.Index] = cid
+				callIDs[st.Choice][e.Index] = cid
 				k := e.Index
 				d.ToolCalls = []ToolCall{{Index: &k, ID: cid, Type: "function", Function: FunctionCall{Name: e.Name, Arguments: ""}}}
 			case turn.EventCallArgs:
@@ -222,27 +214,21 @@ func (s *Server) streamChat(c *gin.Context, cancel context.CancelFunc, pieces <-
 			default:
 				continue
 			}
-			w.data(chunk(ChunkChoice{Index: pc.choice, Delta: d, Logprobs: lp}))
+			w.data(chunk(ChunkChoice{Index: st.Choice, Delta: d, Logprobs: lp}))
 			lp = nil
 		}
 		if lp != nil {
-			w.data(chunk(ChunkChoice{Index: pc.choice, Logprobs: lp}))
+			w.data(chunk(ChunkChoice{Index: st.Choice, Logprobs: lp}))
 		}
-		if pc.done {
-			f := pc.finish
-			w.data(chunk(ChunkChoice{Index: pc.choice, FinishReason: &f}))
-			us[pc.choice] = pc.usage
+		if fin := st.Finish(); fin != nil {
+			f := openAIFinish(fin)
+			w.data(chunk(ChunkChoice{Index: st.Choice, FinishReason: &f}))
 		}
-	}
-	if failure != nil && !w.failed {
-		w.fail(failure)
-		w.data("[DONE]")
-		return nil
 	}
 	if g.IncludeUsage {
 		ck := chunk()
 		ck.Choices = []ChunkChoice{}
-		ck.Usage = ToUsage(us)
+		ck.Usage = ToUsage(stream.Usage())
 		w.data(ck)
 	}
 	w.data("[DONE]")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -50,7 +49,7 @@ func (s *Server) completions(c *gin.Context) error {
 			toks[i] = p.Tokens
 			continue
 		}
-		if err := promptFits(m, len(p.Text), param); err != nil {
+		if err := promptFits(m.Model, len(p.Text), param); err != nil {
 			return err
 		}
 		if toks[i], err = m.Tokenize(p.Text); err != nil {
@@ -59,31 +58,23 @@ func (s *Server) completions(c *gin.Context) error {
 	}
 	ctx, cancel := context.WithCancel(c.Request.Context())
 	defer cancel()
-	cons, res, err := s.constraintFor(ctx, m, turn.Spec{Output: out})
+	tn, err := m.turns.Compile(ctx, turn.Spec{Output: out})
 	if err != nil {
 		return err
 	}
-	if len(res.Unenforced) > 0 {
-		c.Header("X-Conform-Unenforced", UnenforcedHeader(res.Unenforced))
+	if len(tn.Unenforced()) > 0 {
+		c.Header("X-Conform-Unenforced", UnenforcedHeader(tn.Unenforced()))
 	}
-	jb := &job{model: m, gen: g, cons: cons, logprobs: g.Params.Logprobs, start: t0}
-	for _, t := range toks {
-		for range g.N {
-			jb.prompts = append(jb.prompts, t)
-		}
-	}
-	if err := checkBudget(jb, "max_tokens", "prompt"); err != nil {
-		return err
-	}
-	pieces, err := s.start(ctx, jb)
+	stream, err := s.driver(m.Model).Generate(ctx, g.request(tn, toks, t0, "max_tokens", "prompt"))
 	if err != nil {
 		return err
 	}
+	defer stream.Close()
 	id := newID("cmpl-")
 	created := time.Now().Unix()
-	n := len(jb.prompts)
+	n := stream.Choices()
 	resp := func(choices []CompletionChoice) CompletionResponse {
-		return CompletionResponse{ID: id, Object: "text_completion", Created: created, Model: m.Name, SystemFingerprint: fingerprint(m), Choices: choices}
+		return CompletionResponse{ID: id, Object: "text_completion", Created: created, Model: m.Name, SystemFingerprint: fingerprint(m.Model), Choices: choices}
 	}
 	legacy := func(lps []TokenLogprob, offset int) *CompletionLogprobs {
 		l := &CompletionLogprobs{Tokens: []string{}, TokenLogprobs: []float64{}, TopLogprobs: []map[string]float64{}, TextOffset: []int{}}
@@ -100,85 +91,70 @@ func (s *Server) completions(c *gin.Context) error {
 		}
 		return l
 	}
-	us := make([]*runner.Usage, n)
 	if g.Stream {
 		w := newSSE(c)
 		offsets := make([]int, n)
-		var failure error
-		for pc := range pieces {
-			if w.failed || failure != nil {
-				cancel()
-				continue
+		for {
+			st, ok := stream.Next()
+			if !ok {
+				break
 			}
-			if pc.err != nil {
-				failure = pc.err
-				cancel()
-				continue
+			if w.failed {
+				stream.Close()
+				return nil
 			}
-			content, _ := turn.Merge(pc.events)
-			ch := CompletionChoice{Index: pc.choice, Text: content}
+			if err := st.Err(); err != nil {
+				stream.Close()
+				w.fail(err)
+				w.data("[DONE]")
+				return nil
+			}
+			content, _ := turn.Merge(st.Events)
+			ch := CompletionChoice{Index: st.Choice, Text: content}
 			if g.Params.Logprobs {
-				ch.Logprobs = legacy(pc.logprobs, offsets[pc.choice])
+				ch.Logprobs = legacy(toLogprobs(st.Logprobs), offsets[st.Choice])
 			}
-			offsets[pc.choice] += len(content)
-			if pc.done {
-				f := pc.finish
+			offsets[st.Choice] += len(content)
+			if fin := st.Finish(); fin != nil {
+				f := openAIFinish(fin)
 				ch.FinishReason = &f
-				us[pc.choice] = pc.usage
 			}
 			w.data(resp([]CompletionChoice{ch}))
 		}
-		if failure != nil && !w.failed {
-			w.fail(failure)
-		} else if g.IncludeUsage {
+		if g.IncludeUsage {
 			r := resp([]CompletionChoice{})
-			r.Usage = ToUsage(us)
+			r.Usage = ToUsage(stream.Usage())
 			w.data(r)
 		}
 		w.data("[DONE]")
 		return nil
 	}
-	texts := make([]strings.Builder, n)
+	msgs := make([]turn.Message, n)
 	lps := make([][]TokenLogprob, n)
-	finish := make([]string, n)
-	for pc := range pieces {
-		if pc.err != nil {
-			cancel()
-			for range pieces {
-			}
-			return pc.err
+	for {
+		st, ok := stream.Next()
+		if !ok {
+			break
 		}
-		content, _ := turn.Merge(pc.events)
-		texts[pc.choice].WriteString(content)
-		lps[pc.choice] = append(lps[pc.choice], pc.logprobs...)
-		if pc.done {
-			finish[pc.choice], us[pc.choice] = pc.finish, pc.usage
+		if err := st.Err(); err != nil {
+			return err
 		}
+		for _, e := range st.Events {
+			msgs[st.Choice].Add(e)
+		}
+		lps[st.Choice] = append(lps[st.Choice], toLogprobs(st.Logprobs)...)
 	}
 	choices := make([]CompletionChoice, n)
 	for i := range choices {
-		f := finish[i]
-		choices[i] = CompletionChoice{Index: i, Text: texts[i].String(), FinishReason: &f}
+		f := openAIFinish(msgs[i].Finish)
+		choices[i] = CompletionChoice{Index: i, Text: msgs[i].Content(), FinishReason: &f}
 		if g.Params.Logprobs {
 			choices[i].Logprobs = legacy(lps[i], 0)
 		}
 	}
 	r := resp(choices)
-	// Usage: prompt tokens of every prompt once.
-	u := &Usage{PromptTokensDetails: &PromptTokensDetails{}}
-	for i, x := range us {
-		if x == nil {
-			continue
-		}
-		if i%g.N == 0 {
-			u.PromptTokens += x.PromptTokens
-		}
-		u.CompletionTokens += x.CompletionTokens
-		u.PromptTokensDetails.CachedTokens += x.CachedTokens
-	}
-	u.TotalTokens = u.PromptTokens + u.CompletionTokens
-	r.Usage = u
-	r.Unenforced = ToUnenforced(res.Unenforced)
+	r.Usage = ToUsage(stream.Usage())
+	r.Unenforced = ToUnenforced(tn.Unenforced())
 	c.JSON(http.StatusOK, r)
 	return nil
 }

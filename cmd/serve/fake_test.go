@@ -163,7 +163,9 @@ func newTestServer(t testing.TB, cfg Config, tmpl string) *testServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { m.Run(ctx); close(done) }()
-	srv.SetModel(m)
+	if err := srv.SetModel(m); err != nil {
+		t.Fatalf("SetModel: %v", err)
+	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		hs.Close()

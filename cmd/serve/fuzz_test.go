@@ -59,8 +59,7 @@ func checkRefusal(t *testing.T, stage string, err error) {
 // checkSpec builds the constraint of spec as a hermes model would.
 func checkSpec(t *testing.T, spec turn.Spec) {
 	t.Helper()
-	spec.Format = turn.FormatHermes
-	if _, err := turn.Build(spec, turn.Options{MaxTools: fuzzLimits.MaxTools}); err != nil {
+	if _, err := turn.Build(spec, turn.Options{Format: turn.FormatHermes, MaxTools: fuzzLimits.MaxTools}); err != nil {
 		checkRefusal(t, "turn.Build", err)
 	}
 }

@@ -12,11 +12,11 @@
 // loaded), GET /metrics (Prometheus).
 //
 // Pipeline of a chat request: JSON → FromChatRequest (validation, OpenAI
-// fields → turn.Spec and sampler.Params) → turn.Build → fsm.Cache
-// (Compile, NewConstraint) → chat template → tokens → runner.Submit per choice
-// → events → turn.Parser (content / tool-call deltas) → response or SSE.
-// Errors from every stage go to one renderer (errors.go) that maps them to
-// OpenAI's envelope and status.
+// fields → turn.Spec, sampling and limits) → turn.Compiler.Compile (Build,
+// fsm.Cache) → chat template → tokens → turn.Driver.Generate (budget check,
+// runner.Submit per choice, the turn's parser) → turn events → the API's
+// sink (one JSON body, or SSE chunks). Errors from every stage go to one
+// renderer (errors.go) that maps them to OpenAI's envelope and status.
 //
 // Extensions: when a schema was compiled leniently (strict absent or false),
 // the keywords not enforced are listed in the X-Conform-Unenforced header
@@ -89,9 +89,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			loaded <- err
 			return
 		}
+		if err := srv.SetModel(m); err != nil {
+			closeFn()
+			loaded <- err
+			return
+		}
 		closeModel = closeFn
 		go func() { m.Run(runCtx); close(runDone) }()
-		srv.SetModel(m)
 		log.Info(m.Summary())
 		fmt.Fprintf(stderr, "\nReady. Try:\n  curl -s http://%s/v1/chat/completions -H 'Content-Type: application/json' -d '{\"model\": %q, \"messages\": [{\"role\": \"user\", \"content\": \"Say hello\"}], \"max_tokens\": 32}'\n\n", addr, m.Name)
 		loaded <- nil

@@ -3,11 +3,14 @@ package main
 import (
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"conform/fsm"
+	"conform/runner"
+	"conform/turn"
 )
 
 // metrics are the server's Prometheus series, on a registry of their own (so
@@ -84,14 +87,30 @@ func newMetrics(slots int, cache *fsm.Cache) *metrics {
 	return m
 }
 
-// usage records one finished generation's tokens.
-func (m *metrics) usage(prompt, completion, forced int) {
-	m.promptTokens.Add(float64(prompt))
-	m.completionTokens.Add(float64(completion))
-	m.forcedTokens.Add(float64(forced))
-	m.outN.Add(int64(completion))
-	m.forcedN.Add(int64(forced))
+// metrics observes the turns (turn.Observer): compiles, token latencies,
+// finished generations and panics in their event handling.
+var _ turn.Observer = (*metrics)(nil)
+
+// Compiled records a constraint compiled on a cache miss.
+func (m *metrics) Compiled(d time.Duration) { m.compile.Observe(d.Seconds()) }
+
+// FirstToken records a generation's time to its first token.
+func (m *metrics) FirstToken(d time.Duration) { m.ttft.Observe(d.Seconds()) }
+
+// NextToken records the time between two tokens of a generation.
+func (m *metrics) NextToken(d time.Duration) { m.itl.Observe(d.Seconds()) }
+
+// Finished records one finished generation's tokens.
+func (m *metrics) Finished(u runner.Usage) {
+	m.promptTokens.Add(float64(u.PromptTokens))
+	m.completionTokens.Add(float64(u.CompletionTokens))
+	m.forcedTokens.Add(float64(u.ForcedTokens))
+	m.outN.Add(int64(u.CompletionTokens))
+	m.forcedN.Add(int64(u.ForcedTokens))
 }
+
+// Panicked counts a panic recovered in a generation's event handling.
+func (m *metrics) Panicked() { m.panics.Inc() }
 
 func (m *metrics) request(endpoint string, status int) {
 	m.requests.WithLabelValues(endpoint, strconv.Itoa(status)).Inc()

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
-	"conform/fsm"
 	"conform/runner"
 	"conform/templates"
 	"conform/tokenizer"
@@ -13,12 +11,14 @@ import (
 )
 
 // Model is what the handlers serve: the runner over an engine, the
-// vocabulary and its token index, the chat template and the tool-call format.
+// vocabulary as turns see it, the chat template and the tool-call format.
 // It is the same whether the engine is llama.cpp or the tests' fake.
 type Model struct {
-	Name     string
-	Vocab    *tokenizer.Vocabulary
-	Index    *fsm.TokenIndex
+	Name  string
+	Vocab *tokenizer.Vocabulary
+	// Tokens is the vocabulary as package turn sees it: the token index,
+	// which texts are special tokens, every token's text.
+	Tokens   *turn.Vocab
 	Template *templates.Template
 	// TemplateSource says where the template came from (for the summary).
 	TemplateSource string
@@ -39,8 +39,6 @@ type Model struct {
 	BOS, EOS      string
 	// Info is the startup summary (architecture, size, quantisation...).
 	Info string
-
-	special map[string]bool
 }
 
 // ModelSpec is what NewModel needs.
@@ -57,26 +55,18 @@ type ModelSpec struct {
 	Info         string
 }
 
-// NewModel builds the token index, parses the template, picks the tool-call
-// format and creates the runner (not yet running: see Run).
+// NewModel builds the vocabulary's token index, parses the template, picks
+// the tool-call format and creates the runner (not yet running: see Run).
 func NewModel(s ModelSpec) (*Model, error) {
-	m := &Model{Name: s.Name, Vocab: s.Vocab, Tokenize: s.Tokenize, TemplateSource: s.TemplateFrom, Info: s.Info, special: map[string]bool{}}
-	for id, sp := range s.Vocab.Special {
-		if sp && id < len(s.Vocab.Tokens) && len(s.Vocab.Tokens[id]) > 1 {
-			m.special[string(s.Vocab.Tokens[id][1:])] = true
-		}
-	}
+	m := &Model{Name: s.Name, Vocab: s.Vocab, Tokenize: s.Tokenize, TemplateSource: s.TemplateFrom, Info: s.Info}
 	eos := s.EOS
 	if eos == nil {
-		for _, t := range s.Vocab.EOS {
-			eos = append(eos, runner.TokenID(t))
-		}
+		eos = s.Vocab.EOS
 	}
-	ti, err := fsm.NewTokenIndex(s.Vocab.Tokens, eos, s.Vocab.Width)
-	if err != nil {
-		return nil, fmt.Errorf("token index: %w", err)
+	var err error
+	if m.Tokens, err = turn.NewVocab(turn.VocabConfig{Tokens: s.Vocab.Tokens, Special: s.Vocab.Special, EOS: eos, Width: s.Vocab.Width}); err != nil {
+		return nil, err
 	}
-	m.Index = ti
 	if m.Template, err = templates.Parse(s.Template); err != nil {
 		return nil, fmt.Errorf("chat template (%s): %w", s.TemplateFrom, err)
 	}
@@ -94,44 +84,14 @@ func NewModel(s ModelSpec) (*Model, error) {
 		}
 		m.Format, m.FormatSource = f, "flag"
 	}
-	m.BOS, m.EOS = m.tokenText(s.Vocab.BOS), ""
+	m.BOS = m.Tokens.Text(s.Vocab.BOS)
 	if len(eos) > 0 {
-		m.EOS = m.tokenText(tokenizer.TokenID(eos[0]))
+		m.EOS = m.Tokens.Text(eos[0])
 	}
-	// Output text: plain tokens as their bytes; special tokens vanish,
-	// except the tool-call markers of the format, which keep their
-	// 0xFF-prefixed bytes so that the parser sees them.
-	markers := map[runner.TokenID]bool{}
-	for _, mk := range m.Format.Markers() {
-		if m.special[mk] {
-			for id, t := range s.Vocab.Tokens {
-				if len(t) > 1 && t[0] == tokenizer.SpecialPrefix && string(t[1:]) == mk {
-					markers[runner.TokenID(id)] = true
-				}
-			}
-		}
-	}
-	toks := s.Vocab.Tokens
 	cfg := s.Runner
 	cfg.EOS = eos
-	cfg.Detokenize = func(id runner.TokenID) []byte {
-		if id < 0 || int(id) >= len(toks) {
-			return nil
-		}
-		t := toks[id]
-		if len(t) > 0 && t[0] == tokenizer.SpecialPrefix && !markers[id] {
-			return nil
-		}
-		return t
-	}
-	for _, t := range s.Vocab.Tokens {
-		n := len(t)
-		if n > 0 && t[0] == tokenizer.SpecialPrefix {
-			n--
-		}
-		m.MaxTokenBytes = max(m.MaxTokenBytes, n)
-	}
-	m.MaxTokenBytes = max(m.MaxTokenBytes, 1)
+	cfg.Detokenize = m.Tokens.Detokenizer(m.Format)
+	m.MaxTokenBytes = m.Tokens.MaxTokenBytes()
 	m.Slots = cfg.Slots
 	m.Context = cfg.ContextSize
 	if m.Runner, err = runner.New(s.Engine, cfg); err != nil {
@@ -142,33 +102,6 @@ func NewModel(s ModelSpec) (*Model, error) {
 
 // Run runs the generation loop until ctx is done.
 func (m *Model) Run(ctx context.Context) error { return m.Runner.Run(ctx) }
-
-// IsSpecial reports whether text is a special token of the vocabulary.
-func (m *Model) IsSpecial(text string) bool { return m.special[text] }
-
-func (m *Model) tokenText(id tokenizer.TokenID) string {
-	if id < 0 || int(id) >= len(m.Vocab.Tokens) {
-		return ""
-	}
-	return strings.TrimPrefix(string(m.Vocab.Tokens[id]), "\xff")
-}
-
-// TokenString returns a token's text for logprobs (special tokens as their
-// name).
-func (m *Model) TokenString(id runner.TokenID) (string, []int) {
-	if id < 0 || int(id) >= len(m.Vocab.Tokens) {
-		return "", nil
-	}
-	t := m.Vocab.Tokens[id]
-	if len(t) > 0 && t[0] == tokenizer.SpecialPrefix {
-		t = t[1:]
-	}
-	b := make([]int, len(t))
-	for i, c := range t {
-		b[i] = int(c)
-	}
-	return string(t), b
-}
 
 // Summary is the one-line startup description.
 func (m *Model) Summary() string {

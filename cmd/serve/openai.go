@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"conform/runner"
@@ -605,6 +606,22 @@ type genParams struct {
 	SeedSet      bool
 	Stream       bool
 	IncludeUsage bool
+}
+
+// request is the turn request of g over t and the tokenized prompts (each
+// generated g.N times); maxParam and promptParam name the request fields
+// the budget errors speak of.
+func (g genParams) request(t *turn.Turn, prompts [][]runner.TokenID, start time.Time, maxParam, promptParam string) turn.Request {
+	return turn.Request{Turn: t, Prompts: prompts, N: g.N, Sampling: g.Params, Seeded: g.SeedSet, MaxTokens: g.MaxTokens, Stop: g.Stop,
+		Start: start, MaxTokensParam: maxParam, PromptParam: promptParam}
+}
+
+// chatMaxParam names the field that set a chat request's token limit.
+func chatMaxParam(r *ChatRequest) string {
+	if r.MaxCompletionTokens != nil {
+		return "max_completion_tokens"
+	}
+	return "max_tokens"
 }
 
 // chatJob is a chat request in the server's form: the template inputs (JSON
@@ -1363,36 +1380,37 @@ func FromCompletionRequest(r *CompletionRequest, lim Limits) (prompts []completi
 	return prompts, out, g, nil
 }
 
-// finishReason is the OpenAI finish_reason of a generation: tool_calls when it
-// made calls and ended normally.
+// finishReason is the OpenAI finish_reason of a runner finish for a
+// generation that made calls tool calls.
 func finishReason(f runner.FinishReason, calls int) string {
-	r := f.OpenAI()
-	if calls > 0 && r == "stop" {
-		return "tool_calls"
-	}
-	if r == "" {
-		return "stop"
-	}
-	return r
+	return openAIReason(turn.ReasonOf(f, calls))
 }
 
-// ToUsage converts the runner's usage of all choices.
-func ToUsage(us []*runner.Usage) *Usage {
-	u := &Usage{}
-	cached := 0
-	for i, x := range us {
-		if x == nil {
-			continue
-		}
-		if i == 0 {
-			u.PromptTokens = x.PromptTokens
-		}
-		u.CompletionTokens += x.CompletionTokens
-		cached += x.CachedTokens
+// openAIFinish is the OpenAI finish_reason of a choice's finish.
+func openAIFinish(f *turn.Finish) string {
+	if f == nil {
+		return "stop"
 	}
-	u.TotalTokens = u.PromptTokens + u.CompletionTokens
-	u.PromptTokensDetails = &PromptTokensDetails{CachedTokens: cached}
-	return u
+	return openAIReason(f.Reason)
+}
+
+// openAIReason maps a turn's finish reason to OpenAI's three: tool_calls,
+// length (the token limit or the context), and stop for the rest (the
+// model's end, a stop sequence).
+func openAIReason(r turn.FinishReason) string {
+	switch r {
+	case turn.FinishToolCalls:
+		return "tool_calls"
+	case turn.FinishLength, turn.FinishContext:
+		return "length"
+	}
+	return "stop"
+}
+
+// ToUsage converts a request's usage (turn.SumUsage over its choices).
+func ToUsage(u runner.Usage) *Usage {
+	return &Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.PromptTokens + u.CompletionTokens,
+		PromptTokensDetails: &PromptTokensDetails{CachedTokens: u.CachedTokens}}
 }
 
 // ToUnenforced converts constraint warnings for the response.

@@ -155,7 +155,7 @@ func TestFromCompletionRequest(t *testing.T) {
 }
 
 func TestToUsage(t *testing.T) {
-	got := ToUsage([]*runner.Usage{{PromptTokens: 10, CompletionTokens: 3, CachedTokens: 4}, {PromptTokens: 10, CompletionTokens: 5}})
+	got := ToUsage(turn.SumUsage([]*runner.Usage{{PromptTokens: 10, CompletionTokens: 3, CachedTokens: 4}, {PromptTokens: 10, CompletionTokens: 5}}, 2))
 	want := &Usage{PromptTokens: 10, CompletionTokens: 8, TotalTokens: 18, PromptTokensDetails: &PromptTokensDetails{CachedTokens: 4}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ToUsage = %+v, want %+v", got, want)

@@ -18,7 +18,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"conform/fsm"
+	"conform/grammar"
 	"conform/runner"
+	"conform/turn"
 )
 
 // Context keys set by the middleware.
@@ -31,7 +33,7 @@ const (
 type Server struct {
 	cfg     Config
 	log     *slog.Logger
-	model   atomic.Pointer[Model]
+	model   atomic.Pointer[served]
 	cache   *fsm.Cache
 	metrics *metrics
 	engine  *gin.Engine
@@ -41,6 +43,13 @@ type Server struct {
 	// wrapGuide, when set (tests only), wraps every request's
 	// matcher: fault injection through a guide.
 	wrapGuide func(runner.Guide) runner.Guide
+}
+
+// served is the model being served with the turn compiler the server made
+// for it (over the server's constraint cache and grammar options).
+type served struct {
+	*Model
+	turns *turn.Compiler
 }
 
 // NewServer makes the server; SetModel makes it ready.
@@ -78,10 +87,25 @@ func NewServer(cfg Config, log *slog.Logger) *Server {
 func (s *Server) Handler() http.Handler { return s.engine }
 
 // SetModel makes the server ready to serve m.
-func (s *Server) SetModel(m *Model) {
+func (s *Server) SetModel(m *Model) error {
+	opts := turn.Options{MaxTools: s.cfg.MaxTools} // the converters check it first, naming --max-tools
+	if s.cfg.PropertyOrder == "any" {
+		opts.Grammar.PropertyOrder = grammar.OrderAny
+	}
+	tc, err := turn.NewCompiler(turn.CompilerConfig{Vocab: m.Tokens, Format: m.Format, Cache: s.cache, Options: opts, Observer: s.metrics})
+	if err != nil {
+		return err
+	}
 	panics := func() int64 { return m.Runner.Stats().Panics }
 	s.metrics.runnerPanics.Store(&panics)
-	s.model.Store(m)
+	s.model.Store(&served{Model: m, turns: tc})
+	return nil
+}
+
+// driver runs the turns of m on its runner, within the server's admission
+// and with its metrics.
+func (s *Server) driver(m *Model) *turn.Driver {
+	return &turn.Driver{Runner: m.Runner, Context: m.Context, Acquire: s.acquire, Release: s.release, Observer: s.metrics, WrapGuide: s.wrapGuide}
 }
 
 // edge is the outermost middleware: request id, logger, body limit, the
@@ -166,7 +190,7 @@ func (s *Server) models(c *gin.Context) error {
 // ready returns the model, checking the requested name. An absent name
 // means the one model this server serves, as llama-server does; a wrong
 // name is a 404.
-func (s *Server) ready(name string) (*Model, error) {
+func (s *Server) ready(name string) (*served, error) {
 	m := s.model.Load()
 	if m == nil {
 		return nil, errLoading

@@ -17,8 +17,11 @@ var forbidden = map[string][]string{
 	"conform/sampler":   {"conform/runner", "conform/fsm", "conform/grammar", "conform/tokenizer", "conform/templates", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
 	"conform/templates": {"conform/runner", "conform/hub", "conform/tokenizer", "conform/sampler", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
 	"conform/hub":       {"conform/fsm", "conform/grammar", "conform/tokenizer", "conform/sampler", "conform/templates", "conform/runner", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic"},
-	"conform/runner":    {"conform/grammar", "conform/tokenizer", "conform/templates", "conform/hub", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
-	"conform/turn":      {"conform/runner", "conform/hub", "conform/tokenizer", "conform/sampler", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
+	"conform/runner":    {"conform/grammar", "conform/tokenizer", "conform/templates", "conform/turn", "conform/hub", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
+	// turn owns the assistant turn above the runner, in no API's shape:
+	// it builds on grammar, fsm, sampler and runner, reads vocabularies as
+	// plain bytes (not through tokenizer), and knows no HTTP.
+	"conform/turn": {"conform/hub", "conform/tokenizer", "conform/cmd", "conform/internal/llama", "github.com/gin-gonic", "net/http"},
 	// token is the leaf every stage takes its TokenID from: it may import
 	// nothing of the module nor any third party.
 	"conform/token": {"conform", "github.com", "golang.org"},
