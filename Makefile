@@ -2,16 +2,21 @@
 #
 #   make run         build and serve the default model (downloaded on first use; ARGS=... for flags)
 #   make demo        serve a synthetic model made on the fly (no download)
+#   make build       compile everything, and the server into build/conform-serve
+#                    (CPU_TARGET=x86-64-v3 etc. for a portable binary; default native)
+#   make env         print the exports that let plain go commands build the cgo packages:
+#                    eval "$(make -s env)"
 #   make test        everything (pure-Go packages, then the llama.cpp binding)
 #   make test-cgo    the packages that need cgo (llama.cpp), after llama-deps
 #   make llama-deps  headers the llama.cpp cgo build needs (apt + miniaudio.h)
 #   make test-short  pure-Go packages only, CGO_ENABLED=0, for a quick loop
 #   make fuzz        a short run of each fuzz target
 #   make bench       Go benchmarks beside the code
-#   make maskbench   the MaskBench protocol over ../shared/maskbench/dev.jsonl
+#   make maskbench   the MaskBench protocol over ../shared/maskbench/dev.jsonl (ARGS=... for flags)
+#   make e2e         bench/e2e on the synthetic qwen2.5-0.5b model (ARGS=... for flags)
 #   make soak        streaming clients against a fresh --demo server (ARGS="-clients 64 -duration 10m")
 #   make golden      rewrite golden files (-update)
-#   make lint        go vet, gofmt and the import-direction check
+#   make lint        go vet, gofmt, the import-direction check and the READMEs' commands check
 
 SHELL      := /bin/bash
 GO         ?= go
@@ -34,11 +39,32 @@ export CGO_CPPFLAGS := $(strip $(CGO_CPPFLAGS) -I$(LLAMA_INCLUDE))
 else
 export CGO_CPPFLAGS
 endif
+# CPU_TARGET: the ISA llama.cpp's kernels are compiled for, a GCC/Clang
+# -march value. ggml picks its CPU kernels at compile time from the
+# compiler's predefined macros (__AVX2__, __FMA__, __F16C__, __AVX512F__,
+# __ARM_NEON, __ARM_FEATURE_DOTPROD, ...: ggml-cpu/arch/x86/quants.c,
+# simd-mappings.h); the cgo directives of the ollama module set -O3 and no
+# target, so without -march the build is baseline x86-64 (SSE2), ~10x slower
+# to decode. native (the default) is this machine's CPU; a portable binary
+# for images and releases names a level, e.g. CPU_TARGET=x86-64-v3 (AVX2,
+# FMA, F16C), x86-64-v2 (SSE4.2), armv8.2-a+dotprod+fp16. LLAMA_CFLAGS is
+# the one string handed to cgo as CGO_CFLAGS and CGO_CXXFLAGS: it is part of
+# the Go build cache key, so it is spelled once here (another string, even
+# reordered, recompiles llama.cpp: ~10 minutes on 2 cores). The
+# environment's CGO_CFLAGS/CGO_CXXFLAGS are not used; pass
+# LLAMA_CFLAGS="..." to replace the string. `make env` prints the exports
+# for running go commands by hand.
+CPU_TARGET   ?= native
+LLAMA_CFLAGS ?= -O3 -march=$(CPU_TARGET)
+export CGO_CFLAGS   := $(LLAMA_CFLAGS)
+export CGO_CXXFLAGS := $(LLAMA_CFLAGS)
+# For internal/llama's TestCPUBuild: a native build must use all the CPU has.
+export CONFORM_CPU_TARGET := $(CPU_TARGET)
 # CGO_PKGS: internal/llama and every package that imports it (or whose
 # tests do); their tests run with cgo in test-cgo.
 CGO_PKGS    = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/conform\/internal\/llama( |$$)/ {print $$1}')
 
-.PHONY: run demo all build test test-short test-cgo llama-deps fuzz bench maskbench soak golden lint deps
+.PHONY: run demo all build env test test-short test-cgo llama-deps fuzz bench maskbench e2e soak golden lint deps
 
 all: build
 
@@ -51,6 +77,12 @@ demo: llama-deps
 
 build: llama-deps
 	$(GO) build ./...
+	$(GO) build -o build/conform-serve ./cmd/serve
+
+# env prints the exports the Makefile gives cgo, for go commands typed by
+# hand (eval "$$(make -s env)"); the same strings, so the build cache is shared.
+env: llama-deps
+	@echo "export CGO_CPPFLAGS='$(CGO_CPPFLAGS)' CGO_CFLAGS='$(CGO_CFLAGS)' CGO_CXXFLAGS='$(CGO_CXXFLAGS)' CONFORM_CPU_TARGET='$(CPU_TARGET)'"
 
 test: lint test-short test-cgo
 
@@ -60,14 +92,14 @@ test-cgo: llama-deps
 llama-deps: $(LLAMA_INCLUDE)/miniaudio/miniaudio.h
 	@if [ ! -f /usr/include/nlohmann/json.hpp ] || [ ! -f /usr/include/stb/stb_image.h ]; then \
 	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
-	  echo "llama-deps: installing nlohmann-json3-dev libstb-dev"; \
-	  $$sudo apt-get update -qq && $$sudo apt-get install -y -qq nlohmann-json3-dev libstb-dev; \
+	  echo "llama-deps: installing nlohmann-json3-dev libstb-dev" >&2; \
+	  { $$sudo apt-get update -qq && $$sudo apt-get install -y -qq nlohmann-json3-dev libstb-dev; } >&2; \
 	fi
 
 $(LLAMA_INCLUDE)/miniaudio/miniaudio.h:
 	@mkdir -p $(@D)
 	@dir=$$($(GO) mod download -json $(MALGO) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
-	  test -f "$$dir/miniaudio.h" || { echo "llama-deps: miniaudio.h not found in $(MALGO)"; exit 1; }; \
+	  test -f "$$dir/miniaudio.h" || { echo "llama-deps: miniaudio.h not found in $(MALGO)" >&2; exit 1; }; \
 	  cp "$$dir/miniaudio.h" $@ && chmod u+w $@
 
 test-short:
@@ -82,8 +114,17 @@ fuzz:
 bench:
 	CGO_ENABLED=0 $(GO) test -run '^$$' -bench . -benchmem $(PURE_PKGS)
 
-maskbench:
-	$(GO) run ./bench/maskbench -data $(SHARED)/maskbench/dev.jsonl -tokenizer $(SHARED)/vocab/llama3_1/tokenizer.json -json build/maskbench.json
+maskbench: llama-deps
+	$(GO) run ./bench/maskbench -data $(SHARED)/maskbench/dev.jsonl -tokenizer $(SHARED)/vocab/llama3_1/tokenizer.json -json build/maskbench.json $(ARGS)
+
+# e2e runs bench/e2e on E2E_MODEL, made by cmd/mkmodel when absent (the
+# qwen2.5-0.5b shapes with the Llama-3.1 vocabulary, seed 1).
+E2E_MODEL ?= build/qwen2.5-0.5b-llama3_1.gguf
+e2e: llama-deps $(E2E_MODEL)
+	$(GO) run ./bench/e2e -model $(E2E_MODEL) -maskbench $(SHARED)/maskbench/dev.jsonl $(ARGS)
+
+$(E2E_MODEL):
+	CGO_ENABLED=0 $(GO) run ./cmd/mkmodel -preset qwen2.5-0.5b -tokenizer $(SHARED)/vocab/llama3_1/tokenizer.json -seed 1 -out $@
 
 # soak builds the server and lets bench/soak start it (the demo model, 4
 # slots; -server-args changes that) so that its RSS is read from /proc.
@@ -97,4 +138,4 @@ golden:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	CGO_ENABLED=0 $(GO) vet $(PURE_PKGS)
-	CGO_ENABLED=0 $(GO) test -count=1 -run TestImportDirection ./internal/archtest
+	CGO_ENABLED=0 $(GO) test -count=1 -run 'TestImportDirection|TestDocCommands' ./internal/archtest

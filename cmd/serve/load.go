@@ -166,6 +166,16 @@ func loadModel(ctx context.Context, cfg Config, log *slog.Logger, progress io.Wr
 	if tmpl == "" {
 		tmpl, tmplFrom = mkmodel.DefaultChatTemplate, "none in the file: minimal ChatML"
 	}
+	// A binary whose kernels use extensions this CPU lacks would die of
+	// SIGILL in the first decode; one that leaves some out is slow.
+	cpuInfo := llama.CPU()
+	if err := cpuInfo.Check(); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	if w := cpuInfo.Warning(); w != "" {
+		log.Warn(w)
+	}
 	log.Info("loading model", "path", path)
 	bar := newLoadBar(progress)
 	eng, err := llamaengine.Load(path, llama.Params{ContextSize: cfg.CtxSize, Parallel: cfg.Parallel, Threads: cfg.Threads, GPULayers: cfg.NGPULayers, Progress: bar.update})
@@ -195,7 +205,7 @@ func loadModel(ctx context.Context, cfg Config, log *slog.Logger, progress io.Wr
 	if cfg.Threads > 0 {
 		threads = fmt.Sprint(cfg.Threads)
 	}
-	info += fmt.Sprintf(", threads %s, GPU layers %d", threads, cfg.NGPULayers)
+	info += fmt.Sprintf(", threads %s, GPU layers %d, %s", threads, cfg.NGPULayers, cpuInfo)
 	m, err := NewModel(ModelSpec{Name: name, Vocab: vocab, EOS: eng.EOS(), Template: tmpl, TemplateFrom: tmplFrom, Parser: cfg.ToolCallParser,
 		Tokenize: tokenize, Engine: eng, Runner: eng.RunnerConfig(), Info: info})
 	if err != nil {

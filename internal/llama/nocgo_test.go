@@ -21,3 +21,11 @@ func TestUnavailable(t *testing.T) {
 		t.Errorf("NewGrammar without cgo: got %v, want ErrUnavailable", err)
 	}
 }
+
+// TestCPUNoCgo: without cgo there are no kernels to report or warn about.
+func TestCPUNoCgo(t *testing.T) {
+	c := CPU()
+	if c.Cgo || len(c.Built) > 0 || c.BuildLevel != "" || c.Warning() != "" || c.Check() != nil {
+		t.Errorf("CPU() without cgo = %+v (warning %q), want no kernels and no warning", c, c.Warning())
+	}
+}
