@@ -34,6 +34,23 @@ func (s *Server) completions(c *gin.Context) error {
 		return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "array_above_max_length", Param: "prompt",
 			Msg: fmt.Sprintf("%d prompts × n %d ask for %d generations, more than the %d this server admits at once (--parallel plus --max-queue)", len(prompts), g.N, total, most)}
 	}
+	toks, err := completionTokens(m.Model, prompts)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(c.Request.Context())
+	defer cancel()
+	t, err := s.compile(ctx, c, m, turn.Spec{Output: out})
+	if err != nil {
+		return err
+	}
+	return s.generate(ctx, m, g.request(t, toks, t0, "max_tokens", "prompt"), completionSink(c, m.Model, t, g))
+}
+
+// completionTokens tokenizes the prompts of a completions request; token
+// prompts are checked against the vocabulary, text prompts against the
+// context before tokenizing (promptFits).
+func completionTokens(m *Model, prompts []completionPrompt) ([][]runner.TokenID, error) {
 	toks := make([][]runner.TokenID, len(prompts))
 	for i, p := range prompts {
 		param := "prompt"
@@ -42,119 +59,20 @@ func (s *Server) completions(c *gin.Context) error {
 		}
 		if p.Tokens != nil {
 			for k, id := range p.Tokens {
-				if int(id) >= len(m.Vocab.Tokens) {
-					return badParam(fmt.Sprintf("%s[%d]", param, k), fmt.Sprintf("token id %d is outside the vocabulary (%d tokens)", id, len(m.Vocab.Tokens)))
+				if int(id) >= m.Tokens.Len() {
+					return nil, badParam(fmt.Sprintf("%s[%d]", param, k), fmt.Sprintf("token id %d is outside the vocabulary (%d tokens)", id, m.Tokens.Len()))
 				}
 			}
 			toks[i] = p.Tokens
 			continue
 		}
-		if err := promptFits(m.Model, len(p.Text), param); err != nil {
-			return err
+		if err := promptFits(m, len(p.Text), param); err != nil {
+			return nil, err
 		}
+		var err error
 		if toks[i], err = m.Tokenize(p.Text); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	ctx, cancel := context.WithCancel(c.Request.Context())
-	defer cancel()
-	tn, err := m.turns.Compile(ctx, turn.Spec{Output: out})
-	if err != nil {
-		return err
-	}
-	if len(tn.Unenforced()) > 0 {
-		c.Header("X-Conform-Unenforced", UnenforcedHeader(tn.Unenforced()))
-	}
-	stream, err := s.driver(m.Model).Generate(ctx, g.request(tn, toks, t0, "max_tokens", "prompt"))
-	if err != nil {
-		return err
-	}
-	defer stream.Close()
-	id := newID("cmpl-")
-	created := time.Now().Unix()
-	n := stream.Choices()
-	resp := func(choices []CompletionChoice) CompletionResponse {
-		return CompletionResponse{ID: id, Object: "text_completion", Created: created, Model: m.Name, SystemFingerprint: fingerprint(m.Model), Choices: choices}
-	}
-	legacy := func(lps []TokenLogprob, offset int) *CompletionLogprobs {
-		l := &CompletionLogprobs{Tokens: []string{}, TokenLogprobs: []float64{}, TopLogprobs: []map[string]float64{}, TextOffset: []int{}}
-		for _, t := range lps {
-			l.Tokens = append(l.Tokens, t.Token)
-			l.TokenLogprobs = append(l.TokenLogprobs, t.Logprob)
-			top := map[string]float64{}
-			for _, a := range t.TopLogprobs {
-				top[a.Token] = a.Logprob
-			}
-			l.TopLogprobs = append(l.TopLogprobs, top)
-			l.TextOffset = append(l.TextOffset, offset)
-			offset += len(t.Token)
-		}
-		return l
-	}
-	if g.Stream {
-		w := newSSE(c)
-		offsets := make([]int, n)
-		for {
-			st, ok := stream.Next()
-			if !ok {
-				break
-			}
-			if w.failed {
-				stream.Close()
-				return nil
-			}
-			if err := st.Err(); err != nil {
-				stream.Close()
-				w.fail(err)
-				w.data("[DONE]")
-				return nil
-			}
-			content, _ := turn.Merge(st.Events)
-			ch := CompletionChoice{Index: st.Choice, Text: content}
-			if g.Params.Logprobs {
-				ch.Logprobs = legacy(toLogprobs(st.Logprobs), offsets[st.Choice])
-			}
-			offsets[st.Choice] += len(content)
-			if fin := st.Finish(); fin != nil {
-				f := openAIFinish(fin)
-				ch.FinishReason = &f
-			}
-			w.data(resp([]CompletionChoice{ch}))
-		}
-		if g.IncludeUsage {
-			r := resp([]CompletionChoice{})
-			r.Usage = ToUsage(stream.Usage())
-			w.data(r)
-		}
-		w.data("[DONE]")
-		return nil
-	}
-	msgs := make([]turn.Message, n)
-	lps := make([][]TokenLogprob, n)
-	for {
-		st, ok := stream.Next()
-		if !ok {
-			break
-		}
-		if err := st.Err(); err != nil {
-			return err
-		}
-		for _, e := range st.Events {
-			msgs[st.Choice].Add(e)
-		}
-		lps[st.Choice] = append(lps[st.Choice], toLogprobs(st.Logprobs)...)
-	}
-	choices := make([]CompletionChoice, n)
-	for i := range choices {
-		f := openAIFinish(msgs[i].Finish)
-		choices[i] = CompletionChoice{Index: i, Text: msgs[i].Content(), FinishReason: &f}
-		if g.Params.Logprobs {
-			choices[i].Logprobs = legacy(lps[i], 0)
-		}
-	}
-	r := resp(choices)
-	r.Usage = ToUsage(stream.Usage())
-	r.Unenforced = ToUnenforced(tn.Unenforced())
-	c.JSON(http.StatusOK, r)
-	return nil
+	return toks, nil
 }

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/http"
 
 	"conform/runner"
 	"conform/templates"
-	"conform/turn"
 )
 
 // chatPrompt renders and tokenizes the conversation, within lim: the
@@ -61,39 +59,4 @@ func promptFits(m *Model, n int, param string) error {
 			Msg: fmt.Sprintf("the prompt is %d bytes, at least %d tokens, longer than the context of %d tokens per slot (--ctx-size / --parallel)", n, least, m.Context)}
 	}
 	return nil
-}
-
-// toLogprobs converts a choice's token logprobs for the response.
-func toLogprobs(lps []turn.Logprob) []TokenLogprob {
-	if lps == nil {
-		return nil
-	}
-	out := make([]TokenLogprob, len(lps))
-	for i, l := range lps {
-		out[i] = TokenLogprob{Token: l.Token, Logprob: l.Logprob, Bytes: byteInts(l.Bytes), TopLogprobs: []TopLogprob{}}
-		for _, t := range l.Top {
-			out[i].TopLogprobs = append(out[i].TopLogprobs, TopLogprob{Token: t.Token, Logprob: t.Logprob, Bytes: byteInts(t.Bytes)})
-		}
-	}
-	return out
-}
-
-// byteInts is OpenAI's form of a token's bytes: a list of integers.
-func byteInts(b []byte) []int {
-	out := make([]int, len(b))
-	for i, c := range b {
-		out[i] = int(c)
-	}
-	return out
-}
-
-// newID returns an id with a prefix and 24 random alphanumerics.
-func newID(prefix string) string {
-	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-	var b [24]byte
-	_, _ = rand.Read(b[:])
-	for i := range b {
-		b[i] = alphabet[int(b[i])%len(alphabet)]
-	}
-	return prefix + string(b[:])
 }
