@@ -97,17 +97,13 @@ func FuzzChatRequest(f *testing.F) {
 			t.Fatalf("%d tools passed the limit of %d", len(j.Spec.Tools), fuzzLimits.MaxTools)
 		}
 		checkSpec(t, j.Spec)
-		msgs, err := templates.DecodeJSON(j.Messages)
-		if err != nil {
-			t.Fatalf("the template messages do not decode: %v\n%s", err, j.Messages)
+		if msgs, ok := j.Messages.(*templates.List); !ok || len(msgs.Items) != len(r.Messages) {
+			t.Fatalf("template messages %#v for %d messages, want a list of as many", j.Messages, len(r.Messages))
 		}
-		var tools templates.Value
-		if j.Tools != nil {
-			if tools, err = templates.DecodeJSON(j.Tools); err != nil {
-				t.Fatalf("the template tools do not decode: %v\n%s", err, j.Tools)
-			}
+		if tools, ok := j.Tools.(*templates.List); len(r.Tools) > 0 && (!ok || len(tools.Items) != len(r.Tools)) {
+			t.Fatalf("template tools %#v for %d tools, want a list of as many", j.Tools, len(r.Tools))
 		}
-		if _, err := fuzzTemplate().Render(templates.Vars{Messages: msgs, Tools: tools, AddGenerationPrompt: true,
+		if _, err := fuzzTemplate().Render(templates.Vars{Messages: j.Messages, Tools: j.Tools, AddGenerationPrompt: true,
 			Limits: templates.Limits{MaxOutput: fuzzLimits.MaxPromptBytes}}); err != nil {
 			checkRefusal(t, "Render", err)
 		}

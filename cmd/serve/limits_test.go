@@ -263,9 +263,7 @@ func TestHermesInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := templates.DecodeJSON(j.Messages)
-	tl, _ := templates.DecodeJSON(j.Tools)
-	out, err := tmpl.Render(templates.Vars{Messages: m, Tools: tl, AddGenerationPrompt: true})
+	out, err := tmpl.Render(templates.Vars{Messages: j.Messages, Tools: j.Tools, AddGenerationPrompt: true})
 	if err != nil {
 		t.Fatalf("Hermes on the server's input: %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"conform/runner"
 	"conform/sampler"
+	"conform/templates"
 	"conform/turn"
 )
 
@@ -61,13 +62,13 @@ func chatMaxParam(r *ChatRequest) string {
 	return "max_tokens"
 }
 
-// chatJob is a chat request in the server's form: the template inputs (JSON
-// that keeps key order), the constraint spec (Format and IsSpecial are filled
-// in by the server from the model), and the generation parameters.
+// chatJob is a chat request in the server's form: the template inputs
+// (template values, their keys in the order templates expect), the turn
+// spec, and the generation parameters.
 type chatJob struct {
 	Model    string
-	Messages []byte // JSON array for templates.DecodeJSON
-	Tools    []byte // JSON array, or nil
+	Messages templates.Value // a *templates.List of message dicts
+	Tools    templates.Value // a *templates.List of tool dicts, or nil
 	Spec     turn.Spec
 	Gen      genParams
 }
@@ -139,17 +140,17 @@ func FromChatRequest(r *ChatRequest, lim Limits) (*chatJob, error) {
 	return j, nil
 }
 
-// chatTools validates the tools, adds them to spec, and returns the JSON
-// array handed to the chat template (nil without tools). Templates read
-// fields the API leaves optional (Hermes concatenates tool.description and
+// chatTools validates the tools, adds them to spec, and returns the list
+// handed to the chat template (nil without tools). Templates read fields
+// the API leaves optional (Hermes concatenates tool.description and
 // iterates tool.parameters.properties), so the template input gives them
 // neutral values: an empty description, and an object schema with empty
 // properties, which is what OpenAI takes an absent parameters to mean.
-func chatTools(defs []ToolDef, lim Limits, spec *turn.Spec) ([]byte, error) {
+func chatTools(defs []ToolDef, lim Limits, spec *turn.Spec) (templates.Value, error) {
 	if len(defs) == 0 {
 		return nil, nil
 	}
-	tools := make([]map[string]any, len(defs))
+	tools := &templates.List{Items: make([]templates.Value, len(defs))}
 	for i, t := range defs {
 		p := fmt.Sprintf("tools[%d]", i)
 		if t.Type != "function" {
@@ -160,13 +161,11 @@ func chatTools(defs []ToolDef, lim Limits, spec *turn.Spec) ([]byte, error) {
 			return nil, err
 		}
 		spec.Tools = append(spec.Tools, turn.Tool{Name: t.Function.Name, Parameters: t.Function.Parameters, Strict: t.Function.Strict != nil && *t.Function.Strict})
-		tools[i] = map[string]any{"type": "function", "function": map[string]any{"name": t.Function.Name, "description": t.Function.Description, "parameters": params}}
+		if tools.Items[i], err = templateTool(t.Function.Name, t.Function.Description, params, p+".function.parameters"); err != nil {
+			return nil, err
+		}
 	}
-	b, err := marshalOrdered(tools, []string{"type", "function", "name", "description", "parameters"})
-	if err != nil {
-		return nil, badParam("tools", err.Error())
-	}
-	return b, nil
+	return tools, nil
 }
 
 // toolParameters checks a tool's parameters (a JSON Schema of an object,

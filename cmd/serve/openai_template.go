@@ -5,47 +5,34 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"conform/templates"
 )
 
-// templateMessage is a message as chat templates expect it, with keys in
-// transformers' order.
-type templateMessage struct {
-	Role       string             `json:"role"`
-	Content    string             `json:"content"`
-	Name       string             `json:"name,omitempty"`
-	ToolCalls  []templateToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string             `json:"tool_call_id,omitempty"`
-}
+// The template inputs of a chat request, built as template values straight
+// from the decoded request: each message and tool is a *templates.Dict with
+// its keys in transformers' order (templates print and iterate them in
+// that order), with no JSON round trip between the request and the
+// template.
 
-type templateToolCall struct {
-	ID       string           `json:"id,omitempty"`
-	Type     string           `json:"type"`
-	Function templateFunction `json:"function"`
-}
-
-type templateFunction struct {
-	Name string `json:"name"`
-	// Arguments is the decoded object when the string holds JSON (as vLLM
-	// and transformers hand it to templates), else the string.
-	Arguments json.RawMessage `json:"arguments"`
-}
-
-// templateMessages converts the OpenAI messages into the JSON array handed to
-// the chat template: content parts joined, "developer" as "system", tool-call
+// templateMessages converts the OpenAI messages into the list handed to the
+// chat template: content parts joined, "developer" as "system", tool-call
 // arguments decoded, and each tool message given the name of the function
 // its tool_call_id answers (OpenAI's tool messages carry only the id, and
 // templates such as Hermes' refuse a tool message without a name). A
 // tool_call_id that answers no earlier call is refused, as OpenAI does.
-func templateMessages(msgs []ChatMessage) ([]byte, error) {
-	out := make([]templateMessage, len(msgs))
+// Each message is a dict of role, content, then name, tool_calls and
+// tool_call_id when set.
+func templateMessages(msgs []ChatMessage) (templates.Value, error) {
+	out := &templates.List{Items: make([]templates.Value, 0, len(msgs))}
 	calls := map[string]string{} // tool_call_id → function name, from earlier assistant messages
 	for i, m := range msgs {
 		p := fmt.Sprintf("messages[%d]", i)
-		tm := templateMessage{Role: m.Role, Name: m.Name, ToolCallID: m.ToolCallID}
+		role, name := m.Role, m.Name
 		switch m.Role {
 		case "system", "user", "assistant":
 		case "developer":
-			tm.Role = "system"
+			role = "system"
 		case "tool":
 		case "function":
 			return nil, badParam(p+".role", `role "function" (the legacy functions API) is not supported: answer tool calls with role "tool" and tool_call_id`)
@@ -59,12 +46,12 @@ func templateMessages(msgs []ChatMessage) ([]byte, error) {
 			if m.ToolCallID == "" {
 				return nil, badParam(p+".tool_call_id", "a tool message needs tool_call_id")
 			}
-			name, ok := calls[m.ToolCallID]
+			called, ok := calls[m.ToolCallID]
 			if !ok {
 				return nil, badParam(p+".tool_call_id", fmt.Sprintf("tool_call_id %q answers no tool call of an earlier assistant message", clipText(m.ToolCallID, 64)))
 			}
-			if tm.Name == "" {
-				tm.Name = name
+			if name == "" {
+				name = called
 			}
 		}
 		if isNull(m.Content) && !(m.Role == "assistant" && len(m.ToolCalls) > 0) {
@@ -77,7 +64,13 @@ func templateMessages(msgs []ChatMessage) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		tm.Content = text
+		d := templates.NewDict()
+		d.SetStr("role", templates.Str(role))
+		d.SetStr("content", templates.Str(text))
+		if name != "" {
+			d.SetStr("name", templates.Str(name))
+		}
+		var tcs []templates.Value
 		for k, tc := range m.ToolCalls {
 			cp := fmt.Sprintf("%s.tool_calls[%d]", p, k)
 			if tc.Function.Name == "" {
@@ -90,19 +83,69 @@ func templateMessages(msgs []ChatMessage) ([]byte, error) {
 			if typ != "function" {
 				return nil, badParam(cp+".type", fmt.Sprintf("tool call type %q is not supported (only \"function\")", clipText(typ, 32)))
 			}
-			args := json.RawMessage(strings.TrimSpace(tc.Function.Arguments))
-			if !json.Valid(args) {
-				b, _ := json.Marshal(tc.Function.Arguments)
-				args = b
+			args, err := callArguments(tc.Function.Arguments, cp+".function.arguments")
+			if err != nil {
+				return nil, err
 			}
 			if tc.ID != "" {
 				calls[tc.ID] = tc.Function.Name
 			}
-			tm.ToolCalls = append(tm.ToolCalls, templateToolCall{ID: tc.ID, Type: typ, Function: templateFunction{Name: tc.Function.Name, Arguments: args}})
+			fn := templates.NewDict()
+			fn.SetStr("name", templates.Str(tc.Function.Name))
+			fn.SetStr("arguments", args)
+			call := templates.NewDict()
+			if tc.ID != "" {
+				call.SetStr("id", templates.Str(tc.ID))
+			}
+			call.SetStr("type", templates.Str(typ))
+			call.SetStr("function", fn)
+			tcs = append(tcs, call)
 		}
-		out[i] = tm
+		if len(tcs) > 0 {
+			d.SetStr("tool_calls", &templates.List{Items: tcs})
+		}
+		if m.ToolCallID != "" {
+			d.SetStr("tool_call_id", templates.Str(m.ToolCallID))
+		}
+		out.Items = append(out.Items, d)
 	}
-	return json.Marshal(out)
+	return out, nil
+}
+
+// callArguments is a tool call's arguments as templates see them: the
+// decoded value when the string holds JSON (as vLLM and transformers hand
+// it to templates), else the string itself.
+func callArguments(s, param string) (templates.Value, error) {
+	raw := []byte(strings.TrimSpace(s))
+	if !json.Valid(raw) {
+		return templates.Str(s), nil
+	}
+	v, err := templates.DecodeJSON(raw)
+	if err != nil {
+		// Valid JSON the template values refuse: nested too deep.
+		return nil, badParam(param, "the arguments nest too deeply for the chat template: "+err.Error())
+	}
+	return v, nil
+}
+
+// templateTool is one tool as templates see it: {"type": "function",
+// "function": {"name", "description", "parameters"}}, the description ""
+// when the request has none and parameters the schema toolParameters
+// returns (Hermes' template concatenates the description and iterates the
+// properties, which OpenAI leaves optional).
+func templateTool(name, description string, parameters json.RawMessage, param string) (templates.Value, error) {
+	params, err := templates.DecodeJSON(parameters)
+	if err != nil {
+		return nil, badParam(param, "parameters could not be read for the chat template: "+err.Error())
+	}
+	fn := templates.NewDict()
+	fn.SetStr("name", templates.Str(name))
+	fn.SetStr("description", templates.Str(description))
+	fn.SetStr("parameters", params)
+	t := templates.NewDict()
+	t.SetStr("type", templates.Str("function"))
+	t.SetStr("function", fn)
+	return t, nil
 }
 
 // contentText returns a message content as text: a string as is, an array of
@@ -128,71 +171,4 @@ func contentText(raw json.RawMessage, param string) (string, error) {
 		b.WriteString(pt.Text)
 	}
 	return b.String(), nil
-}
-
-// marshalOrdered marshals v (maps) with the keys in the given order first
-// (json.Marshal sorts map keys; templates show tools in the order written).
-func marshalOrdered(v any, order []string) ([]byte, error) {
-	rank := map[string]int{}
-	for i, k := range order {
-		rank[k] = i
-	}
-	var buf bytes.Buffer
-	var enc func(v any) error
-	enc = func(v any) error {
-		switch x := v.(type) {
-		case []map[string]any:
-			buf.WriteByte('[')
-			for i, e := range x {
-				if i > 0 {
-					buf.WriteByte(',')
-				}
-				if err := enc(e); err != nil {
-					return err
-				}
-			}
-			buf.WriteByte(']')
-		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sortByRank(keys, rank)
-			buf.WriteByte('{')
-			for i, k := range keys {
-				if i > 0 {
-					buf.WriteByte(',')
-				}
-				kb, _ := json.Marshal(k)
-				buf.Write(kb)
-				buf.WriteByte(':')
-				if err := enc(x[k]); err != nil {
-					return err
-				}
-			}
-			buf.WriteByte('}')
-		case json.RawMessage:
-			if !json.Valid(x) {
-				return fmt.Errorf("parameters are not valid JSON")
-			}
-			buf.Write(x)
-		default:
-			b, err := json.Marshal(x)
-			if err != nil {
-				return err
-			}
-			buf.Write(b)
-		}
-		return nil
-	}
-	err := enc(v)
-	return buf.Bytes(), err
-}
-
-func sortByRank(keys []string, rank map[string]int) {
-	for i := 1; i < len(keys); i++ {
-		for k := i; k > 0 && rank[keys[k]] < rank[keys[k-1]]; k-- {
-			keys[k], keys[k-1] = keys[k-1], keys[k]
-		}
-	}
 }

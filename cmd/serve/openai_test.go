@@ -7,10 +7,26 @@ import (
 	"testing"
 
 	"conform/runner"
+	"conform/templates"
 	"conform/turn"
 )
 
 func ptr[T any](v T) *T { return &v }
+
+// valueJSON prints a template value as compact JSON, through the template
+// language's own tojson (keys in the value's order).
+func valueJSON(t *testing.T, v templates.Value) string {
+	t.Helper()
+	tmpl, err := templates.Parse(`{{ messages | tojson(separators=(",", ":")) }}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := tmpl.Render(templates.Vars{Messages: v})
+	if err != nil {
+		t.Fatalf("tojson: %v", err)
+	}
+	return out
+}
 
 func TestFromChatRequest(t *testing.T) {
 	user := ChatMessage{Role: "user", Content: json.RawMessage(`"hi"`)}
@@ -31,7 +47,7 @@ func TestFromChatRequest(t *testing.T) {
 				if j.Spec.ToolMode != turn.ToolRequired || j.Spec.Parallel || !reflect.DeepEqual(j.Spec.Tools, want) {
 					t.Errorf("spec = %+v", j.Spec)
 				}
-				if got := string(j.Tools); got != `[{"type":"function","function":{"name":"f","description":"","parameters":{"type":"object","properties":{}}}}]` {
+				if got := valueJSON(t, j.Tools); got != `[{"type":"function","function":{"name":"f","description":"","parameters":{"type":"object","properties":{}}}}]` {
 					t.Errorf("template tools = %s", got)
 				}
 			}},
@@ -46,8 +62,8 @@ func TestFromChatRequest(t *testing.T) {
 			{Role: "tool", ToolCallID: "call_1", Content: json.RawMessage(`"42"`)},
 		}}, func(t *testing.T, j *chatJob) {
 			want := `[{"role":"system","content":"be brief"},{"role":"assistant","content":"","tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":{"a":1}}}]},{"role":"tool","content":"42","name":"f","tool_call_id":"call_1"}]`
-			if string(j.Messages) != want {
-				t.Errorf("messages = %s\nwant %s", j.Messages, want)
+			if got := valueJSON(t, j.Messages); got != want {
+				t.Errorf("messages = %s\nwant %s", got, want)
 			}
 		}},
 		{"sampling", ChatRequest{Messages: []ChatMessage{user}, MaxTokens: ptr(9), MaxCompletionTokens: ptr(7), Temperature: ptr(0.5), TopP: ptr(0.9), TopK: ptr(40),

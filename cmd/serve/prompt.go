@@ -15,17 +15,7 @@ import (
 // tokenized (see promptFits).
 func chatPrompt(m *Model, j *chatJob, lim Limits) ([]runner.TokenID, error) {
 	lim = lim.withDefaults()
-	msgs, err := templates.DecodeJSON(j.Messages)
-	if err != nil {
-		return nil, err
-	}
-	var tools templates.Value
-	if j.Tools != nil {
-		if tools, err = templates.DecodeJSON(j.Tools); err != nil {
-			return nil, err
-		}
-	}
-	text, err := m.Template.Render(templates.Vars{Messages: msgs, Tools: tools, AddGenerationPrompt: true, BosToken: m.BOS, EosToken: m.EOS,
+	text, err := m.Template.Render(templates.Vars{Messages: j.Messages, Tools: j.Tools, AddGenerationPrompt: true, BosToken: m.BOS, EosToken: m.EOS,
 		Limits: templates.Limits{MaxOutput: lim.MaxPromptBytes}})
 	if err != nil {
 		var te *templates.Error
