@@ -63,7 +63,7 @@ func toAPIError(err error) *apiError {
 	var ce *turn.Error
 	if errors.As(err, &ce) {
 		code := ce.Code.String()
-		if ce.Code == turn.CodeInternal {
+		if ce.Code == turn.CodeInternal || ce.Code == turn.CodeInvalidConfig {
 			return &apiError{Status: http.StatusInternalServerError, Type: "server_error", Code: "internal_error", Msg: "internal error building the constraint", Err: err}
 		}
 		msg := ce.Msg
