@@ -135,6 +135,22 @@ func sinkSteps() []turn.Step {
 	}
 }
 
+// freeTurn is the fake model and an unconstrained turn of it, for sinks
+// (which read only its unenforced keywords).
+func freeTurn(t *testing.T) (*Model, *turn.Turn) {
+	t.Helper()
+	m := newTestServer(t, Config{}, "").model
+	tc, err := turn.NewCompiler(turn.CompilerConfig{Vocab: m.Tokens, Format: m.Format})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn, err := tc.Compile(t.Context(), turn.Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, tn
+}
+
 func runSink(sk sink, steps []turn.Step) error {
 	sk.open(2)
 	ms := make([]*runner.Usage, 2)
@@ -152,15 +168,7 @@ func runSink(sk sink, steps []turn.Step) error {
 // role chunks, the deltas in order (the call's id and name once), a
 // finish_reason per choice and the usage chunk.
 func TestChatSinks(t *testing.T) {
-	m := newTestServer(t, Config{}, "").model
-	free, err := turn.NewCompiler(turn.CompilerConfig{Vocab: m.Tokens, Format: m.Format})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tn, err := free.Compile(t.Context(), turn.Spec{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, tn := freeTurn(t)
 	c, rec := sinkContext()
 	if err := runSink(chatSink(c, m, tn, genParams{N: 2}), sinkSteps()); err != nil {
 		t.Fatal(err)
@@ -236,15 +244,7 @@ func TestChatSinks(t *testing.T) {
 // TestCompletionSinks writes the same steps through both completion sinks:
 // text only (a call's events are not text), the finish reasons, the usage.
 func TestCompletionSinks(t *testing.T) {
-	m := newTestServer(t, Config{}, "").model
-	tc, err := turn.NewCompiler(turn.CompilerConfig{Vocab: m.Tokens, Format: m.Format})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tn, err := tc.Compile(t.Context(), turn.Spec{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, tn := freeTurn(t)
 	c, rec := sinkContext()
 	if err := runSink(completionSink(c, m, tn, genParams{N: 2}), sinkSteps()); err != nil {
 		t.Fatal(err)
