@@ -34,12 +34,12 @@ func ExampleParsePattern() {
 	fmt.Println(n)
 	m, _ := fsm.ParsePattern(`\d`)
 	fmt.Println(m)
-	_, err = fsm.ParsePattern(`(?=a)b`)
+	_, err = fsm.ParsePattern(`(?<=a)b`)
 	fmt.Println(err)
 	// Output:
 	// [a-z]+[0-9]
 	// [\x{0}-\x{10FFFF}]*[0-9][\x{0}-\x{10FFFF}]*
-	// fsm: unsupported construct: "lookahead (?=" at offset 0
+	// fsm: unsupported construct: "lookbehind (?<=" at offset 0
 }
 
 // Intersection and complement: JSON-ish keys that are not "id".

@@ -26,7 +26,11 @@ func ParseRegex(s string) (*Node, error) { return parse(s, modePython) }
 // of code points, as UTF-8 text) that it accepts under search semantics:
 // an alternative not anchored by ^ at its start gets .* in front, one not
 // anchored by $ at its end gets .* behind (. here being any character).
-// Anchors anywhere else are rejected with ErrUnsupported.
+// ^ and $ anywhere else are assertions (position 0, the end of the input)
+// and are resolved exactly, as are lookaheads (?=X) and (?!X) in the
+// top-level sequence of an alternative and in the form ((?!X)c)* that ends
+// the pattern (assert.go); other lookaheads, lookbehinds, backreferences
+// and word boundaries are rejected with ErrUnsupported.
 //
 // ECMA semantics followed: \d and \w are ASCII; \s is ECMA's white space
 // (\t \n \v \f \r, space, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029,
@@ -37,8 +41,10 @@ func ParseRegex(s string) (*Node, error) { return parse(s, modePython) }
 // \p{…}/\P{…} use Go's Unicode tables (general categories, scripts with
 // Script= or sc=, and a few binary properties). There are no flags.
 //
-// The result contains only OpLiteral (valid UTF-8), OpRunes and structure,
-// never OpBytes, so grammar/ can JSON-encode it character by character.
+// The result contains only OpLiteral (valid UTF-8), OpRunes and structure
+// (OpAnd and OpNot where lookaheads were resolved, complements taken
+// within strings of code points), never OpBytes, so grammar/ can
+// JSON-encode it character by character.
 func ParsePattern(s string) (*Node, error) { return parse(s, modeECMA) }
 
 type mode uint8
@@ -64,6 +70,9 @@ type parser struct {
 	mode   mode
 	dotAll bool
 	depth  int
+	// marks holds the offset of each assertion marker (ECMA mode: ^ and $
+	// inside the pattern, lookaheads), which resolveAssertions replaces.
+	marks map[*Node]int
 }
 
 func parse(s string, m mode) (*Node, error) {
@@ -86,7 +95,26 @@ func parse(s string, m mode) (*Node, error) {
 	if p.pos < len(s) { // only a ')' stops the top level early
 		return nil, parseErr(ErrUnexpectedParen, ")", p.pos)
 	}
+	if p.marks != nil {
+		return resolveAssertions(n, p.marks)
+	}
 	return n, nil
+}
+
+// marker records an assertion marker (assert.go) at offset pos.
+func (p *parser) marker(op Op, sub *Node, neg bool, pos int) *Node {
+	m := &Node{Op: op}
+	if sub != nil {
+		m.Subs = []*Node{sub}
+	}
+	if neg {
+		m.Min = 1
+	}
+	if p.marks == nil {
+		p.marks = map[*Node]int{}
+	}
+	p.marks[m] = pos
+	return m
 }
 
 func (p *parser) peek(c byte) bool { return p.pos < len(p.src) && p.src[p.pos] == c }
@@ -173,11 +201,27 @@ loop:
 					break loop
 				}
 			}
-			return nil, false, parseErr(ErrUnsupported, "$ anchor not at the end of a top-level alternative", p.pos)
+			if p.mode != modeECMA {
+				return nil, false, parseErr(ErrUnsupported, "$ anchor not at the end of a top-level alternative", p.pos)
+			}
 		case c == '^':
-			return nil, false, parseErr(ErrUnsupported, "^ anchor not at the start of a top-level alternative", p.pos)
+			if p.mode != modeECMA {
+				return nil, false, parseErr(ErrUnsupported, "^ anchor not at the start of a top-level alternative", p.pos)
+			}
 		}
-		a, err := p.atom()
+		var a *Node
+		var err error
+		switch c := p.src[p.pos]; c {
+		case '^', '$': // ECMA mode, inside the pattern: a marker (assert.go)
+			op := opAssertBegin
+			if c == '$' {
+				op = opAssertEnd
+			}
+			a = p.marker(op, nil, false, p.pos)
+			p.pos++
+		default:
+			a, err = p.atom()
+		}
 		if err != nil {
 			return nil, false, err
 		}
@@ -369,7 +413,20 @@ func (p *parser) group() (*Node, error) {
 			p.pos += len("perm")
 			return p.perm(start)
 		case strings.HasPrefix(rest, "="), strings.HasPrefix(rest, "!"):
-			return nil, parseErr(ErrUnsupported, "lookahead (?"+rest[:1], start)
+			if p.mode != modeECMA {
+				return nil, parseErr(ErrUnsupported, "lookahead (?"+rest[:1], start)
+			}
+			// A marker (assert.go) holding the lookahead's body.
+			p.pos++
+			body, err := p.alt(false)
+			if err != nil {
+				return nil, err
+			}
+			if !p.peek(')') {
+				return nil, parseErr(ErrMissingParen, p.src[start:p.pos], start)
+			}
+			p.pos++
+			return p.marker(opLookahead, body, rest[0] == '!', start), nil
 		case strings.HasPrefix(rest, "<="), strings.HasPrefix(rest, "<!"):
 			return nil, parseErr(ErrUnsupported, "lookbehind (?"+rest[:2], start)
 		case strings.HasPrefix(rest, "P="):

@@ -82,7 +82,7 @@
 //
 // Invalid in every mode, lenient included (CodeBadPattern, CodeInvalidSchema):
 // a pattern that is not an ECMA-262 regex at all (such as "("; a valid one
-// that fsm cannot enforce, such as a lookahead, is what lenient mode drops),
+// that fsm cannot enforce, such as a lookbehind, is what lenient mode drops),
 // and a number anywhere in the schema that a 64-bit float cannot hold (such
 // as "minimum": 1e400, which the client's JSON parser reads as infinity).
 //

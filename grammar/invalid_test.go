@@ -32,7 +32,8 @@ func TestInvalidInEveryMode(t *testing.T) {
 		{"400-digit integer", `{"type":"integer","maximum":1` + zeros(400) + `}`, CodeInvalidSchema, "/maximum", ""},
 		{"exponent beyond reading", `{"type":"number","multipleOf":1e-500}`, CodeInvalidSchema, "/multipleOf", ""},
 		{"default too", `{"type":"number","default":1e999}`, CodeInvalidSchema, "/default", ""},
-		{"lookahead is valid ECMA", `{"type":"string","pattern":"(?=a)a"}`, 0, "", "pattern"},
+		{"lookbehind is valid ECMA", `{"type":"string","pattern":"(?<=a)a"}`, 0, "", "pattern"},
+		{"lookahead in a repeat is valid ECMA", `{"type":"string","pattern":"(a(?=b))*"}`, 0, "", "pattern"},
 		{"backreference is valid ECMA", `{"type":"string","pattern":"(a)\\1"}`, 0, "", "pattern"},
 	}
 	for _, tt := range tests {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,9 +52,69 @@ func TestRandomWalksValidateFinite(t *testing.T) {
 	}
 }
 
+// constructs are the prefixes of the schema names in
+// testdata/schemas/constructs.jsonl: one per construct compiled exactly
+// beyond the basic keywords, each with at least minPerConstruct schemas.
+var constructs = []string{"pattern-anchor", "pattern-lookahead"}
+
+const minPerConstruct = 20
+
+// TestRandomWalksValidateConstructs is the property on
+// testdata/schemas/constructs.jsonl, in both property orders, with a
+// reference validator whose patterns are ECMA-262 (regexp2), since the
+// corpus holds lookaheads.
+func TestRandomWalksValidateConstructs(t *testing.T) {
+	for _, order := range []PropertyOrder{OrderSchema, OrderAny} {
+		names := walkCorpus(t, "testdata/schemas/constructs.jsonl", Options{PropertyOrder: order, AnyValueDepth: eagerAnyDepth}, referenceSchemaECMA)
+		count := map[string]int{}
+		for _, n := range names {
+			c, _, _ := strings.Cut(n, "/")
+			count[c]++
+		}
+		for _, c := range constructs {
+			if count[c] < minPerConstruct {
+				t.Errorf("constructs.jsonl has %d %s schemas, want ≥ %d", count[c], c, minPerConstruct)
+			}
+		}
+	}
+}
+
+// referenceSchemaECMA is referenceSchema with ECMA-262 patterns.
+func referenceSchemaECMA(t *testing.T, schema string) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(schema)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jc := jsonschema.NewCompiler()
+	jc.AssertFormat()
+	jc.UseLoader(noLoader{})
+	jc.UseRegexpEngine(func(s string) (jsonschema.Regexp, error) {
+		re, err := regexp2.Compile(s, regexp2.ECMAScript)
+		if err != nil {
+			return nil, err
+		}
+		return ecmaRegexp{re}, nil
+	})
+	if err := jc.AddResource("schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := jc.Compile("schema.json")
+	if err != nil {
+		t.Fatalf("reference validator cannot compile %s: %v", schema, err)
+	}
+	return sch
+}
+
 // randomWalks checks the schemas of one corpus file and returns how many
 // there were.
 func randomWalks(t *testing.T, path string, opts Options) int {
+	return len(walkCorpus(t, path, opts, referenceSchema))
+}
+
+// walkCorpus checks the schemas of one corpus file against the reference
+// validator ref builds and returns their names.
+func walkCorpus(t *testing.T, path string, opts Options, ref func(*testing.T, string) *jsonschema.Schema) []string {
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +127,7 @@ func randomWalks(t *testing.T, path string, opts Options) int {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	n := 0
+	var names []string
 	for sc.Scan() {
 		var rec struct {
 			Name   string          `json:"name"`
@@ -75,6 +137,7 @@ func randomWalks(t *testing.T, path string, opts Options) int {
 			t.Fatal(err)
 		}
 		n++
+		names = append(names, rec.Name)
 		t.Run(rec.Name, func(t *testing.T) {
 			res, err := CompileSchema(rec.Schema, opts)
 			if err != nil {
@@ -92,7 +155,7 @@ func randomWalks(t *testing.T, path string, opts Options) int {
 			if err != nil {
 				t.Fatalf("fsm.Compile error: %v", err)
 			}
-			sch := referenceSchema(t, string(rec.Schema))
+			sch := ref(t, string(rec.Schema))
 			rng := rand.New(rand.NewPCG(uint64(n), 7))
 			if s, ok := fsm.ShortestMatch(d); ok {
 				checkInstance(t, sch, rec.Schema, s)
@@ -111,7 +174,7 @@ func randomWalks(t *testing.T, path string, opts Options) int {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return names
 }
 
 func checkInstance(t *testing.T, sch *jsonschema.Schema, schema, s []byte) {

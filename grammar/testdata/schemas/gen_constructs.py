@@ -1,0 +1,84 @@
+# Writes constructs.jsonl: the schemas of TestRandomWalksValidateConstructs,
+# at least 20 per construct this package enforces exactly beyond the basic
+# keywords (the name's prefix up to "/" names the construct). Run:
+#   python3 gen_constructs.py > constructs.jsonl
+# Hand-written; nothing here is copied from elsewhere. Patterns avoid \s
+# (the reference validator's regexp2 reads it as ASCII, ECMA-262 does not).
+import json
+
+S = []
+
+def add(construct, name, schema):
+    S.append({"name": construct + "/" + name, "schema": schema})
+
+def string(p, **kw):
+    d = {"type": "string", "pattern": p}
+    d.update(kw)
+    return d
+
+# ^ and $ inside the pattern: in groups, alternatives, repeats.
+anchors = [
+    ("empty-or-words", r"^$|(^(?:[a-z]+ ){0,3}[a-z]+$)"),
+    ("group-anchored", r"(^[0-9]+\.[0-9]+$)"),
+    ("uuid-or-empty", r"(^$)|(^[a-f0-9]{4}-[a-f0-9]{4}$)"),
+    ("end-in-alt", r"^([0-9x]+\.[0-9x]+$|%VERSION%)"),
+    ("end-in-star", r"^(/?((\.{2})|([a-z0-9-]*))($|/))*$"),
+    ("empty-key", r"^$[a-z$_]*$"),
+    ("char-or-end", r"^([^,]|$)"),
+    ("schemes", r"(^gs://(.+))|(^https?://(.+))"),
+    ("end-then-char", r"a$b|^c"),
+    ("begin-after-char", r"a^b|d$"),
+    ("begin-or-char", r"(a|^)b"),
+    ("end-or-char", r"(x|$)"),
+    ("begin-x-end-y", r"(^|x)(y|$)"),
+    ("star-of-anchored", r"(^a)*b$"),
+    ("star-of-end", r"^(a$)*"),
+    ("begin-or-a-star", r"(^|a)*$"),
+    ("counted-begin", r"(^|a){2,3}b"),
+    ("plus-mixed", r"((^)|(a$))+"),
+    ("end-end", r"^[a-c]{2}$$"),
+    ("nested-groups", r"^(((a|b)$)|c)"),
+    ("dollar-begin", r"$^"),
+]
+for name, p in anchors:
+    add("pattern-anchor", name, string(p))
+add("pattern-anchor", "in-property", {"type": "object", "properties": {"v": string(r"(^[A-Z]{2}$)"), "w": string(r"^x|(y$)")}, "required": ["v"], "additionalProperties": False})
+add("pattern-anchor", "in-items", {"type": "array", "items": string(r"(^$)|(^[0-9]{2}$)"), "maxItems": 4})
+add("pattern-anchor", "pattern-properties", {"type": "object", "patternProperties": {r"(^x_[a-z]+$)": {"type": "integer"}}, "additionalProperties": False})
+add("pattern-anchor", "with-length", string(r"^$|(^[a-z]+$)", maxLength=4))
+add("pattern-anchor", "impossible-slash", {"type": "object", "properties": {"d": string(r"/^[0-9]{4}$/"), "e": {"type": "integer"}}, "additionalProperties": False})
+add("pattern-anchor", "not", {"type": "string", "not": {"pattern": r"(^a)|(b$)"}})
+
+# Lookaheads: top-level ones and ((?!X).)*.
+looks = [
+    ("not-contains", r"^((?!ab).)*$"),
+    ("not-contains-either", r"^((?!a|bc).)+$"),
+    ("every-position", r"^((?=[ab]).)*$"),
+    ("not-b-at-end", r"^((?!b$).)*$"),
+    ("not-prefix", r"^(?!ab|ba)"),
+    ("not-prefix-class", r"^(?!aa)[a-c]*$"),
+    ("pos-and-neg", r"^(?=[^=]+$)(?!x+$)(.|\n)+$"),
+    ("anchor-in-look", r"^(?!^ab\.|bc\.).*"),
+    ("path-then-ext", r"((?:[^/]*/)*)(?=\.(json|yml))"),
+    ("not-anywhere", r"^(?!.*(\{a\}|\{b\}))"),
+    ("case-prefix", r"^(?![i|I][o|O])"),
+    ("after-literal", r"x(?=ab)"),
+    ("unanchored-neg", r"(?!a)b"),
+    ("two-positives", r"^(?=.*a)(?=.*b).{2,4}$"),
+    ("neg-middle", r"^(?!a).(?!b)"),
+    ("at-end", r"(?=a$)"),
+    ("reserved-words", r"^(?!(if|else|for|while)$)[a-z]+$"),
+    ("not-lucene", r"^(?!lucene\.|builtin\.).*"),
+    ("no-double-dot", r"^((?!\.\.).)*$"),
+    ("no-trailing-dash", r"^(?!.*-$)[a-z-]+$"),
+    ("digit-somewhere", r"^(?=.*[0-9])[a-z0-9]{3,6}$"),
+    ("neg-with-end", r"^(?![0-9]+$)[a-z0-9]+$"),
+]
+for name, p in looks:
+    add("pattern-lookahead", name, string(p))
+add("pattern-lookahead", "key-not-reserved", {"type": "object", "patternProperties": {r"^(?!type|id)[a-z]+$": {"type": "string"}}, "additionalProperties": False})
+add("pattern-lookahead", "in-items", {"type": "array", "items": string(r"^((?!--).)*$", maxLength=6), "maxItems": 3})
+add("pattern-lookahead", "not", {"type": "string", "not": {"pattern": r"^(?!a)"}})
+
+for s in S:
+    print(json.dumps(s, ensure_ascii=False))
