@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -91,11 +92,13 @@ func TestReportRates(t *testing.T) {
 		st[modeUnconstrained].add(outcome{tokens: 10, finish: runner.FinishLength})
 	}
 	st[modeUnconstrained].wall = time.Second
-	// Conform: 2 complete and valid, 1 cut, 1 unchecked; 40 tokens in 2 s.
-	st[modeConform].add(outcome{tokens: 10, forced: 5, finish: runner.FinishConstraint, valid: true, constraint: time.Millisecond})
-	st[modeConform].add(outcome{tokens: 10, finish: runner.FinishEOS, valid: true})
-	st[modeConform].add(outcome{tokens: 10, finish: runner.FinishLength})
-	st[modeConform].add(outcome{tokens: 10, finish: runner.FinishEOS, unchecked: true})
+	// Conform: 2 complete and valid, 1 cut that happens to validate, 1
+	// unchecked; 40 tokens in 2 s. TTFT 5, 7 and (queued) 50 ms; decode 9
+	// tokens in 450 ms per request.
+	st[modeConform].add(outcome{tokens: 10, forced: 5, finish: runner.FinishConstraint, valid: true, constraint: time.Millisecond, ttft: 5, decode: 450})
+	st[modeConform].add(outcome{tokens: 10, finish: runner.FinishEOS, valid: true, ttft: 7, decode: 450})
+	st[modeConform].add(outcome{tokens: 10, finish: runner.FinishLength, valid: true, ttft: 50, queued: true, decode: 450})
+	st[modeConform].add(outcome{tokens: 10, finish: runner.FinishEOS, unchecked: true, ttft: 6, decode: 450})
 	st[modeConform].wall, st[modeConform].step = 2*time.Second, 2*time.Second
 	// llama.cpp: one complete but invalid, one refused.
 	st[modeLlama].add(outcome{tokens: 8, finish: runner.FinishEOS})
@@ -110,6 +113,9 @@ func TestReportRates(t *testing.T) {
 	}
 	if c.CompleteRate != 2.0/3 || c.ValidRate == nil || *c.ValidRate != 1 || *c.ValidOfAll != 2.0/3 {
 		t.Errorf("conform complete, valid, valid of all = %v, %v, %v; want 2/3, 1, 2/3", c.CompleteRate, c.ValidRate, c.ValidOfAll)
+	}
+	if c.TTFTP50ms != 6 || c.DecodeTokS != 20 {
+		t.Errorf("conform TTFT p50, decode tok/s = %v, %v; want 6 (the queued request left out), 20", c.TTFTP50ms, c.DecodeTokS)
 	}
 	if c.OverheadPct == nil || *c.OverheadPct != 100 {
 		t.Errorf("conform overhead = %v, want +100%% (40 tok/s unconstrained, 20 conform)", c.OverheadPct)
@@ -160,5 +166,40 @@ func TestValidateSurvivesPanic(t *testing.T) {
 		t.Errorf("validate(huge exponent) = %v, want nil or errUnchecked", err)
 	} else {
 		t.Logf("validate(huge exponent) = %v", err)
+	}
+}
+
+// TestValidOnlyWhenComplete: an output cut by the budget never counts as
+// valid, so valid_rate cannot exceed 100% (it did: 133% with cut outputs
+// that validated counted over the complete ones).
+func TestValidOnlyWhenComplete(t *testing.T) {
+	var st [numModes]modeStats
+	st[modeConform].add(outcome{tokens: 3, finish: runner.FinishConstraint, valid: true})
+	for range 3 {
+		st[modeConform].add(outcome{tokens: 8, finish: runner.FinishLength, valid: true})
+	}
+	st[modeConform].add(outcome{tokens: 2, finish: runner.FinishError, err: errors.New("boom")})
+	var r report
+	r.fill(st)
+	c := r.Conform
+	if c.ValidRate == nil || *c.ValidRate != 1 || *c.ValidOfAll != 0.2 || c.CompleteRate != 0.2 || c.Errors != 1 {
+		t.Errorf("valid, valid of all, complete, errors = %v, %v, %v, %d; want 1, 0.2, 0.2, 1", c.ValidRate, c.ValidOfAll, c.CompleteRate, c.Errors)
+	}
+}
+
+// TestSchemaLine: one line per schema carries every mode's request.
+func TestSchemaLine(t *testing.T) {
+	l := schemaLine{ID: "s1", Split: "Github_easy"}
+	l.set(modeConform, outcome{tokens: 12, forced: 3, finish: runner.FinishConstraint, valid: true, ttft: 4.5, decode: 100, constraint: 1500 * time.Microsecond}, 64)
+	l.set(modeUnconstrained, outcome{tokens: 12, finish: runner.FinishLength, ttft: 4, decode: 90}, 12)
+	b, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"s1","split":"Github_easy",` +
+		`"unconstrained":{"max_tokens":12,"tokens":12,"forced":0,"finish":"length","complete":false,"ttft_ms":4,"queued":false,"decode_ms":90,"constraint_us":0},` +
+		`"conform":{"max_tokens":64,"tokens":12,"forced":3,"finish":"constraint","complete":true,"valid":true,"ttft_ms":4.5,"queued":false,"decode_ms":100,"constraint_us":1500}}`
+	if string(b) != want {
+		t.Errorf("schema line\n got %s\nwant %s", b, want)
 	}
 }

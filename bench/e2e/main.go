@@ -6,18 +6,41 @@
 // (llama.SchemaToGrammar + NewGrammar, applied to the whole vocabulary at
 // every step, as Ollama does), all through the same runner and model.
 //
-//	go run ./bench/e2e -model FILE.gguf -maskbench FILE.jsonl [-limit N] [-parallel P] [-max-tokens T] [-json OUT.json]
+//	make e2e ARGS="[-limit N] [-parallel P] [-max-tokens T] [-json OUT.json] [-jsonl OUT.jsonl]"
 //
-// It prints, per mode: output tokens per second of wall time, the per-token
+// (a cgo build: the make target gives it llama.cpp's headers and CPU flags
+// and makes the synthetic model; the flags are those below.)
+//
+// Like with like: with -length conform (the default) the unconstrained
+// request of each schema is given exactly the token count its Conform run
+// produced, so that (a) and (b) generate the same number of tokens per
+// request and their tokens per second and per-token latency differ by the
+// constraint only, not by sequence length and KV-cache size (a model with
+// random weights rarely samples EOS unconstrained, so it runs to that
+// budget; the token counts are printed). -length max gives every mode
+// -max-tokens. llama.cpp's
+// grammar (c) keeps -max-tokens: it completes at its own lengths.
+//
+// It prints the prefill speed (-prefill N: an N-token prompt decoded as one
+// batch, median of rounds, once: it does not depend on the mode) and, per
+// mode: output tokens per second of wall time (the batch's throughput),
+// decode tokens per second within requests (each request's tokens after
+// its first over the time from its first token to its last), the time to
+// first token of requests that got a slot at once (one step and the first
+// mask: the short prompt is reused from the KV cache), the per-token
 // latency p50/p99 (intervals between a request's consecutive token events,
 // as a streaming client sees them; forced tokens released in one step come
 // out together), the constraint's share of the runner's step time and its
 // time per output token (every Constraint call, timed by a wrapper), the
 // forced-token share, and for (b) and (c) the validity rate of the outputs
 // checked with santhosh-tekuri/jsonschema (formats asserted): valid_rate
-// is over the outputs that completed (ended on EOS or a terminated
-// constraint), complete_rate says how many did, and valid_of_all counts a
-// request cut by the token budget as invalid. A model with random weights
+// is the share of the outputs that completed (ended on EOS or a terminated
+// constraint) that validate, complete_rate says how many completed, and
+// valid_of_all is the share of all requests that completed and validate (a
+// request cut by the token budget counts as invalid even when its prefix
+// happens to validate). -jsonl FILE writes one line per schema with every
+// mode's request (tokens, finish, valid, TTFT, decode time, constraint
+// time) for plots. A model with random weights
 // rambles inside strings, so many outputs are cut; what the guarantee
 // promises is that every output that completes validates.
 //
@@ -63,6 +86,9 @@ func main() {
 	flag.Uint64Var(&cfg.seed, "seed", 1, "base seed; request i uses seed+i in every mode")
 	flag.StringVar(&cfg.split, "split", "", "only schemas whose split has this prefix")
 	flag.StringVar(&cfg.whitespace, "whitespace", "compact", "whitespace between JSON tokens in (b) and (c): compact (none) or flexible (each engine's default)")
+	flag.StringVar(&cfg.length, "length", "conform", "unconstrained request length: conform (each schema's Conform run's token count) or max (-max-tokens)")
+	flag.StringVar(&cfg.jsonlOut, "jsonl", "", "write one JSON line per schema, every mode's request, to this file")
+	flag.IntVar(&cfg.prefill, "prefill", 128, "measure prefill on a prompt of this many tokens (0: skip)")
 	flag.BoolVar(&cfg.verbose, "v", false, "print every output")
 	flag.Parse()
 	if cfg.model == "" || cfg.maskbench == "" {
@@ -70,8 +96,12 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if cfg.parallel < 1 || cfg.maxTokens < 1 || cfg.threads < 1 || cfg.limit < 0 || cfg.chunk < 0 {
-		fmt.Fprintln(os.Stderr, "e2e: -parallel, -max-tokens and -threads must be positive, -limit and -chunk not negative")
+	if cfg.parallel < 1 || cfg.maxTokens < 1 || cfg.threads < 1 || cfg.limit < 0 || cfg.chunk < 0 || cfg.prefill < 0 {
+		fmt.Fprintln(os.Stderr, "e2e: -parallel, -max-tokens and -threads must be positive, -limit, -chunk and -prefill not negative")
+		os.Exit(2)
+	}
+	if cfg.length != "conform" && cfg.length != "max" {
+		fmt.Fprintln(os.Stderr, "e2e: -length must be conform or max")
 		os.Exit(2)
 	}
 	if cfg.whitespace != "compact" && cfg.whitespace != "flexible" {

@@ -18,11 +18,20 @@ type report struct {
 		ValidatorRefused int `json:"validator_refused"` // skipped in every mode
 		LlamaRefused     int `json:"llamacpp_refused"`  // run in (a) and (b); invalid in (c)
 	} `json:"skipped"`
-	Setup struct {
+	// Prefill is the prompt-processing speed, measured once (-prefill).
+	Prefill *prefillReport `json:"prefill,omitempty"`
+	Setup   struct {
 		ConformCompileP50ms   float64 `json:"conform_compile_p50_ms"`       // once per schema (cached by a server)
 		LlamaConvertP50ms     float64 `json:"llamacpp_convert_p50_ms"`      // SchemaToGrammar, once per schema
 		LlamaGrammarInitP50ms float64 `json:"llamacpp_grammar_init_p50_ms"` // NewGrammar, once per request
 	} `json:"setup"`
+}
+
+// prefillReport is the median speed of decoding a Tokens-token prompt.
+type prefillReport struct {
+	Tokens int     `json:"tokens"`
+	Rounds int     `json:"rounds"`
+	TokS   float64 `json:"tok_s"`
 }
 
 type reportConfig struct {
@@ -36,6 +45,7 @@ type reportConfig struct {
 	Threads      int     `json:"threads"`
 	Temperature  float64 `json:"temperature"`
 	Whitespace   string  `json:"whitespace"`
+	Length       string  `json:"length"` // conform: unconstrained gets the Conform run's length; max: max_tokens
 	Vocab        int     `json:"vocab"`
 	PromptTokens int     `json:"prompt_tokens"`
 }
@@ -48,6 +58,14 @@ type modeReport struct {
 	TokS     float64 `json:"tok_s"`
 	P50ms    float64 `json:"p50_ms"`
 	P99ms    float64 `json:"p99_ms"`
+	// TTFTP50ms is the time to first token of the requests that got a
+	// slot at once (the prompt is mostly reused from the KV cache after
+	// the first request: it is one step plus the first mask, not prefill).
+	TTFTP50ms float64 `json:"ttft_p50_ms"`
+	// DecodeTokS is tokens per second within requests: each request's
+	// tokens after its first over the time from its first token to its
+	// last (per sequence; TokS is the whole batch's throughput).
+	DecodeTokS float64 `json:"decode_tok_s"`
 	// ConstraintUsPerToken is the constraint's time (every call) per output
 	// token; ConstraintSharePct its share of the runner's step time.
 	ConstraintUsPerToken float64 `json:"constraint_us_per_token"`
@@ -80,6 +98,10 @@ func (r *report) fill(stats [numModes]modeStats) {
 		if st.wall > 0 {
 			mr.TokS = float64(st.tokens) / st.wall.Seconds()
 		}
+		mr.TTFTP50ms = percentile(st.ttft, 50)
+		if st.decodeMs > 0 {
+			mr.DecodeTokS = float64(st.decodeTokens) / (st.decodeMs / 1e3)
+		}
 		if st.tokens > 0 {
 			mr.ConstraintUsPerToken = float64(st.constraint.Microseconds()) / float64(st.tokens)
 			mr.ForcedSharePct = 100 * float64(st.forced) / float64(st.tokens)
@@ -109,25 +131,29 @@ func (r *report) fill(stats [numModes]modeStats) {
 
 func (r *report) print(w io.Writer) {
 	c := r.Config
-	fmt.Fprintf(w, "model %s, vocabulary %d, %d threads, parallel %d, max tokens %d, temperature %g, whitespace %s, prompt %d tokens\n",
-		c.Model, c.Vocab, c.Threads, c.Parallel, c.MaxTokens, c.Temperature, c.Whitespace, c.PromptTokens)
+	fmt.Fprintf(w, "model %s, vocabulary %d, %d threads, parallel %d, max tokens %d, temperature %g, whitespace %s, prompt %d tokens, length %s\n",
+		c.Model, c.Vocab, c.Threads, c.Parallel, c.MaxTokens, c.Temperature, c.Whitespace, c.PromptTokens, c.Length)
+	if p := r.Prefill; p != nil {
+		fmt.Fprintf(w, "prefill: %.1f tok/s (a %d-token prompt in one batch, median of %d)\n", p.TokS, p.Tokens, p.Rounds)
+	}
 	fmt.Fprintf(w, "schemas: %d picked of %d, %d run; skipped: %d refused by Conform, %d by the validator; llama.cpp refused %d (invalid in its column)\n",
 		c.Schemas, c.OfTotal, c.Run, r.Skipped.ConformRefused, r.Skipped.ValidatorRefused, r.Skipped.LlamaRefused)
 	fmt.Fprintf(w, "setup p50: Conform compile %.1f ms/schema, llama.cpp SchemaToGrammar %.1f ms/schema, NewGrammar %.1f ms/request\n\n",
 		r.Setup.ConformCompileP50ms, r.Setup.LlamaConvertP50ms, r.Setup.LlamaGrammarInitP50ms)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mode\trequests\ttokens\ttok/s\tp50 ms\tp99 ms\tconstraint µs/tok\tconstraint share\tforced\tcomplete\tvalid (of complete)\toverhead\t")
+	fmt.Fprintln(tw, "mode\trequests\ttokens\ttok/s\tdecode tok/s\tTTFT ms\tp50 ms\tp99 ms\tconstraint µs/tok\tconstraint share\tforced\tcomplete\tvalid (of complete)\tvalid (of all)\toverhead\t")
 	for i, mr := range []*modeReport{r.Unconstrained, r.Conform, r.LlamacppGrammar} {
-		valid, over := "-", "-"
+		valid, validAll, over := "-", "-", "-"
 		if mr.ValidRate != nil {
 			valid = fmt.Sprintf("%.1f%%", 100**mr.ValidRate)
+			validAll = fmt.Sprintf("%.1f%%", 100**mr.ValidOfAll)
 		}
 		if mr.OverheadPct != nil {
 			over = fmt.Sprintf("%+.1f%%", *mr.OverheadPct)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.1f\t%.1f\t%.0f\t%.1f%%\t%.1f%%\t%.1f%%\t%s\t%s\t\n",
-			modeNames[i], mr.Requests, mr.Tokens, mr.TokS, mr.P50ms, mr.P99ms, mr.ConstraintUsPerToken,
-			mr.ConstraintSharePct, mr.ForcedSharePct, 100*mr.CompleteRate, valid, over)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f\t%.0f\t%.1f%%\t%.1f%%\t%.1f%%\t%s\t%s\t%s\t\n",
+			modeNames[i], mr.Requests, mr.Tokens, mr.TokS, mr.DecodeTokS, mr.TTFTP50ms, mr.P50ms, mr.P99ms, mr.ConstraintUsPerToken,
+			mr.ConstraintSharePct, mr.ForcedSharePct, 100*mr.CompleteRate, valid, validAll, over)
 	}
 	tw.Flush()
 	if n := r.Conform.Unchecked + r.LlamacppGrammar.Unchecked; n > 0 {

@@ -30,6 +30,9 @@ type config struct {
 	whitespace                          string
 	limit, parallel, maxTokens, threads int
 	chunk                               int
+	length                              string // "conform" or "max"
+	jsonlOut                            string
+	prefill                             int // tokens of the prefill measurement (0: none)
 	temperature                         float64
 	seed                                uint64
 	verbose                             bool
@@ -56,6 +59,11 @@ const (
 
 var modeNames = [numModes]string{"unconstrained", "conform", "llamacpp_grammar"}
 
+// runOrder is the order of the modes within a chunk: Conform first, so
+// that with -length conform the unconstrained run of each schema can be
+// given exactly the Conform run's token count.
+var runOrder = [numModes]mode{modeConform, modeLlama, modeUnconstrained}
+
 // job is one schema, ready for the three modes.
 type job struct {
 	id, split string
@@ -73,6 +81,9 @@ type outcome struct {
 	err            error
 	text           string
 	intervals      []float64 // ms between consecutive token events
+	ttft           float64   // ms from Submit to the first token event
+	decode         float64   // ms from the first token event to the last
+	queued         bool      // submitted while every slot was taken: ttft includes the wait
 	constraint     time.Duration
 	valid          bool
 	unchecked      bool // the validator failed on it (see errUnchecked)
@@ -84,6 +95,9 @@ type modeStats struct {
 	unchecked                                                  int
 	wall, step, constraint, setup                              time.Duration
 	intervals                                                  []float64
+	ttft                                                       []float64 // of requests that did not queue
+	decodeTokens                                               int       // tokens after each request's first
+	decodeMs                                                   float64   // the time they took
 }
 
 // timed wraps a Guide and adds the time of every call (IsTerminated
@@ -149,7 +163,7 @@ func run(cfg config, w io.Writer) error {
 	rep := &report{Config: reportConfig{
 		Model: cfg.model, Maskbench: cfg.maskbench, Schemas: len(entries), OfTotal: total,
 		Parallel: cfg.parallel, MaxTokens: cfg.maxTokens, Threads: cfg.threads, Temperature: cfg.temperature, Whitespace: cfg.whitespace,
-		Vocab: v.Width, PromptTokens: len(promptIDs),
+		Vocab: v.Width, PromptTokens: len(promptIDs), Length: cfg.length,
 	}}
 	var jobs []*job
 	var conformCompile, llamaConvert []float64
@@ -192,6 +206,12 @@ func run(cfg config, w io.Writer) error {
 	rep.Setup.ConformCompileP50ms = percentile(conformCompile, 50)
 	rep.Setup.LlamaConvertP50ms = percentile(llamaConvert, 50)
 
+	if cfg.prefill > 0 {
+		if rep.Prefill, err = measurePrefill(eng, promptIDs, min(cfg.prefill, seqCtx-1)); err != nil {
+			return err
+		}
+	}
+
 	rcfg := eng.RunnerConfig()
 	r, err := runner.New(eng, rcfg)
 	if err != nil {
@@ -210,18 +230,32 @@ func run(cfg config, w io.Writer) error {
 
 	var stats [numModes]modeStats
 	var llamaInit []float64
+	var jsonl *json.Encoder
+	if cfg.jsonlOut != "" {
+		f, err := os.Create(cfg.jsonlOut)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		jsonl = json.NewEncoder(f)
+	}
 	params := func(j *job) sampler.Params {
 		return sampler.Params{Temperature: sampler.Temp(cfg.temperature), Seed: cfg.seed + uint64(j.index)}
 	}
 	for lo := 0; lo < len(jobs); lo += cfg.chunk {
 		chunk := jobs[lo:min(lo+cfg.chunk, len(jobs))]
-		for m := range numModes {
+		lines := make([]schemaLine, len(chunk))
+		conformTokens := make([]int, len(chunk))
+		for i, j := range chunk {
+			lines[i] = schemaLine{ID: j.id, Split: j.split}
+		}
+		for _, m := range runOrder {
 			st := &stats[m]
 			reqs := make([]runner.Request, 0, len(chunk))
 			wrappers := make([]*timed, 0, len(chunk))
 			var grammars []*llamaengine.GrammarConstraint
-			var owners []*job
-			for _, j := range chunk {
+			var owners []int // chunk index of each request
+			for ci, j := range chunk {
 				req := runner.Request{Prompt: promptIDs, MaxTokens: cfg.maxTokens, Params: params(j)}
 				switch m {
 				case modeConform:
@@ -252,14 +286,20 @@ func run(cfg config, w io.Writer) error {
 					tw := &timed{c: gc}
 					req.Guide, wrappers = tw, append(wrappers, tw)
 				default:
+					if cfg.length == "conform" {
+						// Exactly the Conform run's length, so that tok/s
+						// and per-token latency differ by the constraint
+						// only, not by sequence length and KV size.
+						req.MaxTokens = max(1, conformTokens[ci])
+					}
 					wrappers = append(wrappers, nil)
 				}
 				reqs = append(reqs, req)
-				owners = append(owners, j)
+				owners = append(owners, ci)
 			}
 			before := r.Stats()
 			t0 := time.Now()
-			outs, err := generate(r, reqs)
+			outs, err := generate(r, reqs, cfg.parallel)
 			wall := time.Since(t0)
 			after := r.Stats()
 			for _, gc := range grammars {
@@ -274,14 +314,26 @@ func run(cfg config, w io.Writer) error {
 				if tw := wrappers[i]; tw != nil {
 					o.constraint = time.Duration(tw.d.Load())
 				}
-				j := owners[i]
+				ci := owners[i]
+				j := chunk[ci]
 				if m != modeUnconstrained {
 					err := validate(j.validator, o.text)
 					o.valid, o.unchecked = err == nil, errors.Is(err, errUnchecked)
 				}
+				if m == modeConform {
+					conformTokens[ci] = o.tokens
+				}
 				st.add(o)
+				lines[ci].set(m, o, reqs[i].MaxTokens)
 				if cfg.verbose {
 					fmt.Fprintf(w, "%-16s %-40s %-6s %3d tok valid=%-5v unchecked=%-5v %q\n", modeNames[m], j.id, o.finish, o.tokens, o.valid, o.unchecked, clip(o.text, 120))
+				}
+			}
+		}
+		if jsonl != nil {
+			for _, l := range lines {
+				if err := jsonl.Encode(l); err != nil {
+					return err
 				}
 			}
 		}
@@ -308,27 +360,88 @@ func (st *modeStats) add(o outcome) {
 	st.forced += o.forced
 	st.constraint += o.constraint
 	st.intervals = append(st.intervals, o.intervals...)
-	switch o.finish {
-	case runner.FinishEOS, runner.FinishConstraint, runner.FinishStop:
-		if o.unchecked {
-			st.unchecked++ // neither valid nor invalid: left out of the rates
-			break
-		}
+	if o.tokens > 0 && !o.queued {
+		st.ttft = append(st.ttft, o.ttft)
+	}
+	if o.tokens > 1 {
+		st.decodeTokens += o.tokens - 1
+		st.decodeMs += o.decode
+	}
+	if o.complete() && o.unchecked {
+		st.unchecked++ // neither valid nor invalid: left out of the rates
+	} else if o.complete() {
 		st.complete++
-	case runner.FinishError:
+		if o.valid {
+			// Valid among the complete only: an output cut by the token
+			// budget that happens to validate (a number, a prefix that is
+			// itself a value) is not a guarantee kept.
+			st.valid++
+		}
+	}
+	if o.finish == runner.FinishError {
 		st.errors++
 	}
-	if o.valid {
-		st.valid++
+}
+
+// complete reports whether the request ended on its own (EOS, a stop
+// sequence, a terminated constraint) rather than by the token budget, an
+// error or a cancellation.
+func (o outcome) complete() bool {
+	switch o.finish {
+	case runner.FinishEOS, runner.FinishConstraint, runner.FinishStop:
+		return true
+	}
+	return false
+}
+
+// schemaLine is one line of -jsonl: a schema with every mode's request.
+type schemaLine struct {
+	ID            string       `json:"id"`
+	Split         string       `json:"split"`
+	Unconstrained *lineRequest `json:"unconstrained,omitempty"`
+	Conform       *lineRequest `json:"conform,omitempty"`
+	Llama         *lineRequest `json:"llamacpp_grammar,omitempty"`
+}
+
+// lineRequest is one request's figures in a schemaLine.
+type lineRequest struct {
+	MaxTokens    int     `json:"max_tokens"`
+	Tokens       int     `json:"tokens"`
+	Forced       int     `json:"forced"`
+	Finish       string  `json:"finish"`
+	Complete     bool    `json:"complete"`
+	Valid        *bool   `json:"valid,omitempty"` // absent for unconstrained output
+	TTFTms       float64 `json:"ttft_ms"`
+	Queued       bool    `json:"queued"` // ttft includes waiting for a slot
+	DecodeMs     float64 `json:"decode_ms"`
+	ConstraintUs float64 `json:"constraint_us"`
+}
+
+func (l *schemaLine) set(m mode, o outcome, maxTokens int) {
+	lr := &lineRequest{MaxTokens: maxTokens, Tokens: o.tokens, Forced: o.forced, Finish: string(o.finish), Complete: o.complete(),
+		TTFTms: o.ttft, Queued: o.queued, DecodeMs: o.decode, ConstraintUs: float64(o.constraint.Nanoseconds()) / 1e3}
+	switch m {
+	case modeUnconstrained:
+		l.Unconstrained = lr
+	case modeConform:
+		lr.Valid = &o.valid
+		l.Conform = lr
+	case modeLlama:
+		lr.Valid = &o.valid
+		l.Llama = lr
 	}
 }
 
 // generate submits every request at once (the runner keeps its slots full
-// and queues the rest) and collects the outcomes in order.
-func generate(r *runner.Runner, reqs []runner.Request) ([]outcome, error) {
+// and queues the rest) and collects the outcomes in order. Requests past
+// the first parallel ones are marked queued: their time to first token
+// includes the wait for a slot.
+func generate(r *runner.Runner, reqs []runner.Request, parallel int) ([]outcome, error) {
 	outs := make([]outcome, len(reqs))
 	chans := make([]<-chan runner.Event, len(reqs))
+	starts := make([]time.Time, len(reqs))
 	for i, req := range reqs {
+		starts[i] = time.Now()
 		ch, err := r.Submit(context.Background(), req)
 		if err != nil {
 			return nil, fmt.Errorf("submit: %w", err)
@@ -337,16 +450,19 @@ func generate(r *runner.Runner, reqs []runner.Request) ([]outcome, error) {
 	}
 	var wg sync.WaitGroup
 	for i, ch := range chans {
-		wg.Go(func() { outs[i] = collect(ch) })
+		wg.Go(func() {
+			outs[i] = collect(ch, starts[i])
+			outs[i].queued = i >= parallel
+		})
 	}
 	wg.Wait()
 	return outs, nil
 }
 
-func collect(ch <-chan runner.Event) outcome {
+func collect(ch <-chan runner.Event, start time.Time) outcome {
 	var o outcome
 	var text strings.Builder
-	var last time.Time
+	var first, last time.Time
 	for ev := range ch {
 		now := time.Now()
 		text.WriteString(ev.Text)
@@ -359,12 +475,54 @@ func collect(ch <-chan runner.Event) outcome {
 		}
 		if !last.IsZero() {
 			o.intervals = append(o.intervals, ms(now.Sub(last)))
+		} else {
+			first = now
+			o.ttft = ms(now.Sub(start))
 		}
 		last = now
 		o.tokens++
 	}
+	if o.tokens > 0 {
+		o.decode = ms(last.Sub(first))
+	}
 	o.text = text.String()
 	return o
+}
+
+// prefillRounds is how often the prefill batch is decoded; the median is
+// reported, and the first round (cold caches) is left out.
+const prefillRounds = 4
+
+// measurePrefill decodes an n-token prompt (the bench prompt repeated) as
+// one batch on sequence 0, logits for the last token only, as a server's
+// prefill does; the same for every mode, so it is measured once, before
+// the runner owns the engine.
+func measurePrefill(eng runner.Engine, prompt []runner.TokenID, n int) (*prefillReport, error) {
+	b := runner.Batch{}
+	for i := range n {
+		b.Tokens = append(b.Tokens, prompt[i%len(prompt)])
+		b.Pos = append(b.Pos, i)
+		b.Seq = append(b.Seq, 0)
+		b.Logits = append(b.Logits, i == n-1)
+	}
+	var rates []float64
+	for round := range prefillRounds {
+		t0 := time.Now()
+		if err := eng.Decode(b); err != nil {
+			return nil, fmt.Errorf("prefill: %w", err)
+		}
+		if _, err := eng.Logits(n - 1); err != nil {
+			return nil, fmt.Errorf("prefill: %w", err)
+		}
+		d := time.Since(t0)
+		if err := eng.RemoveKV(0, 0, -1); err != nil {
+			return nil, fmt.Errorf("prefill: %w", err)
+		}
+		if round > 0 {
+			rates = append(rates, float64(n)/d.Seconds())
+		}
+	}
+	return &prefillReport{Tokens: n, Rounds: len(rates), TokS: percentile(rates, 50)}, nil
 }
 
 // compileConform is the compile a server does once per schema (and
