@@ -14,15 +14,16 @@ import (
 	"conform/runner"
 )
 
-// panicMatcher wraps a request's constraint and panics in FillMask once
-// `at` tokens have been accepted.
+// panicMatcher wraps a request's constraint and panics in its first
+// FillMask after at least `at` tokens were accepted (forced tokens are
+// accepted in runs, so the count may jump past `at`).
 type panicMatcher struct {
 	runner.Guide
 	at, n int
 }
 
 func (m *panicMatcher) FillMask(dst []uint64) error {
-	if m.n == m.at {
+	if m.n >= m.at {
 		panic("injected constraint panic")
 	}
 	return m.Guide.FillMask(dst)
@@ -32,6 +33,12 @@ func (m *panicMatcher) Accept(t runner.TokenID) error {
 	m.n++
 	return m.Guide.Accept(t)
 }
+
+// panicFormat's every output samples at least six tokens (the string's
+// characters), so the engine's third Logits call and the constraint's
+// FillMask after two accepted tokens always come.
+var panicFormat = map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "city", "strict": true,
+	"schema": json.RawMessage(`{"type":"object","properties":{"city":{"type":"string","minLength":6,"maxLength":12}},"required":["city"],"additionalProperties":false}`)}}
 
 // syncBuffer is a bytes.Buffer safe for the server's concurrent logging.
 type syncBuffer struct {
@@ -92,7 +99,7 @@ func TestPanicFailsOneRequest(t *testing.T) {
 					return c
 				}
 			}
-			body := chatBody(map[string]any{"response_format": map[string]any{"type": "json_object"}, "max_tokens": 40, "stream": tt.stream})
+			body := chatBody(map[string]any{"response_format": panicFormat, "max_tokens": 40, "stream": tt.stream})
 			resp, out := ts.post(t, "/v1/chat/completions", body, "X-Request-Id", "req-panic-test")
 			var env ErrorBody
 			if tt.stream {
@@ -124,7 +131,7 @@ func TestPanicFailsOneRequest(t *testing.T) {
 			// The slot is free and the server serves on (Parallel 1: a leaked
 			// slot would queue these forever).
 			for i := range 3 {
-				resp, out := ts.post(t, "/v1/chat/completions", chatBody(map[string]any{"response_format": map[string]any{"type": "json_object"}, "max_tokens": 40}))
+				resp, out := ts.post(t, "/v1/chat/completions", chatBody(map[string]any{"response_format": panicFormat, "max_tokens": 40}))
 				if resp.StatusCode != http.StatusOK {
 					t.Fatalf("request %d after the panic: status %d, body %s", i, resp.StatusCode, out)
 				}

@@ -539,13 +539,31 @@ func TestStopAndMaxTokens(t *testing.T) {
 		}
 	})
 	t.Run("max tokens constrained", func(t *testing.T) {
-		r := h.generate(t, runner.Request{Prompt: p, MaxTokens: 3,
-			Guide: regex(`"[a-z ]{40}"`), Params: sampler.Params{Seed: 7}})
-		if r.final.Finish != runner.FinishLength || len(r.tokens) != 3 {
-			t.Errorf("generate: %v, want 3 tokens and finish length", r)
+		// The budget keeps room to close the output: at exactly the
+		// shortest output's token count the text is complete.
+		g := regex(`"[a-z ]{8,40}"`)
+		need, err := g.MinTokens()
+		if err != nil || need < 2 {
+			t.Fatalf("MinTokens = %d, %v", need, err)
 		}
-		if ok, _ := regexp.MatchString(`^"[a-z ]*$`, r.text); !ok {
-			t.Errorf("text %q, want a prefix of the pattern", r.text)
+		r := h.generate(t, runner.Request{Prompt: p, MaxTokens: need, Guide: g, Params: sampler.Params{Seed: 7}})
+		if r.final.Finish != runner.FinishLength && r.final.Finish != runner.FinishConstraint && r.final.Finish != runner.FinishEOS || len(r.tokens) > need {
+			t.Errorf("generate with MaxTokens %d (the minimum): %v, want a normal finish within %d tokens", need, r, need)
+		}
+		if ok, _ := regexp.MatchString(`^"[a-z ]{8,40}"$`, r.text); !ok {
+			t.Errorf("text %q, want a complete match of the pattern", r.text)
+		}
+	})
+	t.Run("max tokens below the shortest output", func(t *testing.T) {
+		g := regex(`"[a-z ]{40}"`)
+		need, err := g.MinTokens()
+		if err != nil || need < 2 {
+			t.Fatalf("MinTokens = %d, %v", need, err)
+		}
+		r := h.generate(t, runner.Request{Prompt: p, MaxTokens: need - 1, Guide: g, Params: sampler.Params{Seed: 7}})
+		var e *runner.Error
+		if r.final.Finish != runner.FinishError || !errors.As(r.final.Err, &e) || e.Code != runner.CodeConstraint || len(r.tokens) != 0 {
+			t.Errorf("generate with MaxTokens %d (one below the minimum): %v, want a constraint error before any token", need-1, r)
 		}
 	})
 }
