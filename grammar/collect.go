@@ -223,7 +223,7 @@ func (c *compiler) collect(s sref, seen map[string]bool) (*ir, error) {
 			}
 			t, tptr, ok := resolvePointer(c.root, x.str)
 			if !ok {
-				return nil, errorf(CodeBadRef, p, k, "cannot resolve $ref %q: only local JSON Pointers (#/...) are supported", x.str)
+				return nil, errorf(CodeBadRef, p, k, "cannot resolve $ref %q: only local JSON Pointers (#/...), anchors defined once and URIs of the root's $id are supported, in a document without embedded resources", x.str)
 			}
 			if seen[tptr] {
 				return nil, errorf(CodeBadRef, p, k, "$ref %q refers to itself without any structure in between", x.str)

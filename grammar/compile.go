@@ -62,6 +62,7 @@ func CompileSchema(schema []byte, opts Options) (*Result, error) {
 	if err := checkNumbers(root, ""); err != nil {
 		return nil, err
 	}
+	resolveNamedRefs(root)
 	rewriteConds(root)
 	c := newCompiler(opts, root)
 	n, err := c.emitList([]sref{{root, ""}}, "")

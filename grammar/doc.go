@@ -6,6 +6,8 @@
 //
 //	schema bytes
 //	  → ordered JSON value (object key order kept: it fixes property order)
+//	  → $refs by anchor ("#name": $anchor, or a draft-04..07 id "#name")
+//	    or through the root's $id rewritten as JSON Pointers (refs.go)
 //	  → per schema node, a merged constraint record (the "IR"): $ref and
 //	    allOf are merged into it, anyOf/oneOf become alternative records
 //	  → an fsm.Node built with the fsm constructors: objects with linear

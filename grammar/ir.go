@@ -323,7 +323,7 @@ func resolvePointer(root *value, ref string) (*value, string, bool) {
 		return nil, "", false
 	}
 	if frag != "" && !strings.HasPrefix(frag, "/") {
-		return nil, "", false // anchors ($anchor) are not supported
+		return nil, "", false // an anchor resolveNamedRefs did not rewrite
 	}
 	cur := lookupPointer(root, frag)
 	if cur == nil {

@@ -80,5 +80,29 @@ add("pattern-lookahead", "key-not-reserved", {"type": "object", "patternProperti
 add("pattern-lookahead", "in-items", {"type": "array", "items": string(r"^((?!--).)*$", maxLength=6), "maxItems": 3})
 add("pattern-lookahead", "not", {"type": "string", "not": {"pattern": r"^(?!a)"}})
 
+# $ref by plain name ($anchor, or id / $id "#name" in drafts 04-07) and
+# through the root's $id.
+leaf_defs = [
+    ("int", {"type": "integer", "minimum": -5, "maximum": 50}),
+    ("str", {"type": "string", "maxLength": 3}),
+    ("enum", {"enum": ["a", "b", 3]}),
+    ("obj", {"type": "object", "properties": {"k": {"type": "boolean"}}, "required": ["k"], "additionalProperties": False}),
+    ("arr", {"type": "array", "items": {"type": "null"}, "maxItems": 2}),
+]
+D4 = "http://json-schema.org/draft-04/schema#"
+D7 = "http://json-schema.org/draft-07/schema#"
+for name, leaf in leaf_defs:
+    d = dict(leaf); d["$anchor"] = "t" + name
+    add("ref-anchor", "anchor-" + name, {"$defs": {"x": d}, "type": "object", "properties": {"v": {"$ref": "#t" + name}}, "additionalProperties": False})
+    d = dict(leaf); d["id"] = "#t" + name
+    add("ref-anchor", "draft4-id-" + name, {"$schema": D4, "definitions": {"x": d}, "type": "array", "items": {"$ref": "#t" + name}, "maxItems": 3})
+    d = dict(leaf); d["$id"] = "#t" + name
+    add("ref-anchor", "draft7-id-" + name, {"$schema": D7, "definitions": {"x": d}, "anyOf": [{"$ref": "#t" + name}, {"type": "string", "enum": ["none"]}]})
+    add("ref-anchor", "root-id-" + name, {"$id": "https://example.com/schemas/root.json", "$defs": {"x": leaf}, "type": "object",
+        "properties": {"abs": {"$ref": "https://example.com/schemas/root.json#/$defs/x"}, "rel": {"$ref": "root.json#/$defs/x"}}, "additionalProperties": False})
+add("ref-anchor", "recursive-tree", {"$defs": {"t": {"$anchor": "node", "type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#node"}, "maxItems": 2}, "n": {"type": "integer"}}, "additionalProperties": False}}, "$ref": "#node"})
+add("ref-anchor", "root-anchor", {"$anchor": "top", "type": "object", "properties": {"self": {"$ref": "#top"}, "n": {"type": "null"}}, "additionalProperties": False})
+add("ref-anchor", "root-id-anchor", {"$id": "https://example.com/a/b.json", "$defs": {"f": {"$anchor": "flag", "type": "boolean"}}, "type": "array", "items": {"$ref": "b.json#flag"}})
+
 for s in S:
     print(json.dumps(s, ensure_ascii=False))

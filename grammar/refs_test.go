@@ -1,0 +1,53 @@
+package grammar
+
+import (
+	"errors"
+	"testing"
+)
+
+// refTests: $refs by plain name and through the root's $id, checked
+// against the reference validator.
+var refTests = []langTest{
+	{"draft4-id-anchor", `{"$schema":"http://json-schema.org/draft-04/schema#","definitions":{"a":{"id":"#cap","type":"integer","minimum":3}},"type":"object","properties":{"x":{"$ref":"#cap"}},"required":["x"],"additionalProperties":false}`,
+		[]string{`{"x":3}`, `{"x":40}`}, []string{`{"x":2}`, `{"x":"a"}`, `{}`}},
+	{"draft7-id-anchor", `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{"$id":"#name","type":"string","maxLength":2}},"type":"array","items":{"$ref":"#name"}}`,
+		[]string{`[]`, `["ab","c"]`}, []string{`["abc"]`, `[1]`}},
+	{"anchor-2020", `{"$defs":{"n":{"$anchor":"num","type":"number","maximum":1}},"anyOf":[{"$ref":"#num"},{"type":"null"}]}`,
+		[]string{`0.5`, `null`, `-3`}, []string{`2`, `"x"`}},
+	{"anchor-recursive", `{"$defs":{"t":{"$anchor":"tree","type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#tree"}}},"additionalProperties":false}},"$ref":"#tree"}`,
+		[]string{`{}`, `{"kids":[{},{"kids":[]}]}`}, []string{`{"kids":[1]}`, `{"x":1}`}},
+	{"root-id-pointer", `{"$id":"https://example.com/s.json","$defs":{"a":{"const":"A"}},"type":"object","properties":{"p":{"$ref":"https://example.com/s.json#/$defs/a"},"q":{"$ref":"s.json#/$defs/a"}},"additionalProperties":false}`,
+		[]string{`{"p":"A","q":"A"}`, `{}`}, []string{`{"p":"B"}`, `{"q":1}`}},
+	{"root-id-anchor", `{"$id":"https://example.com/dir/s.json","$defs":{"a":{"$anchor":"flag","type":"boolean"}},"items":{"$ref":"s.json#flag"},"type":"array"}`,
+		[]string{`[true,false]`, `[]`}, []string{`[1]`}},
+	{"root-id-self", `{"$id":"https://example.com/r.json","type":"object","properties":{"next":{"$ref":"https://example.com/r.json"},"v":{"type":"integer"}},"additionalProperties":false}`,
+		[]string{`{"next":{"v":2},"v":1}`}, []string{`{"next":{"v":"x"}}`}},
+	{"anchor-on-root", `{"$anchor":"top","type":"object","properties":{"self":{"$ref":"#top"},"n":{"type":"null"}},"additionalProperties":false}`,
+		[]string{`{"self":{"n":null}}`}, []string{`{"self":{"n":1}}`}},
+	{"anchor-percent-key", `{"$defs":{"a%b":{"$anchor":"pc","type":"integer"}},"items":{"$ref":"#pc"},"type":"array"}`,
+		[]string{`[1,2]`}, []string{`["a"]`}},
+	{"anchor-in-enum-is-data", `{"$defs":{"a":{"$anchor":"real","type":"string"}},"enum":[{"$anchor":"real"}, "x", 1],"$ref":"#real"}`,
+		[]string{`"x"`}, []string{`1`, `{"$anchor":"real"}`}},
+}
+
+func TestNamedRefs(t *testing.T) { checkLangTests(t, refTests) }
+
+// TestNamedRefsRefused: names that resolve to nothing, to two places, or
+// under an embedded resource stay bad-ref errors.
+func TestNamedRefsRefused(t *testing.T) {
+	for _, tt := range []struct{ name, schema string }{
+		{"unknown", `{"$defs":{"a":{"$anchor":"x"}},"$ref":"#y"}`},
+		{"defined twice", `{"$defs":{"a":{"$anchor":"x","type":"string"},"b":{"$anchor":"x","type":"integer"}},"$ref":"#x"}`},
+		{"embedded resource", `{"$defs":{"a":{"$id":"https://other.example/a.json","$defs":{"b":{"$anchor":"x"}}}},"$ref":"#x"}`},
+		{"other document", `{"$id":"https://example.com/s.json","$ref":"https://example.com/t.json#/a"}`},
+		{"relative without a base", `{"$defs":{"a":{}},"$ref":"s.json#/$defs/a"}`},
+	} {
+		for _, mode := range []Strictness{Strict, Lenient} {
+			_, err := CompileSchema([]byte(tt.schema), Options{Strictness: mode})
+			var ge *Error
+			if !errors.As(err, &ge) || ge.Code != CodeBadRef || ge.Keyword != "$ref" {
+				t.Errorf("%s: CompileSchema(%s) error = %v, want a bad-ref error", tt.name, tt.schema, err)
+			}
+		}
+	}
+}
