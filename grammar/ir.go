@@ -303,7 +303,6 @@ var unsupported = map[string]string{
 	"minContains":           "minContains is not supported",
 	"maxContains":           "maxContains is not supported",
 	"if":                    "if/then/else is not supported; rewrite it as anyOf of the cases",
-	"propertyNames":         "propertyNames is not supported unless additionalProperties is false and every declared name satisfies it",
 	"unevaluatedItems":      "unevaluatedItems is not supported",
 	"$dynamicRef":           "$dynamicRef is not supported; use $ref",
 	"$recursiveRef":         "$recursiveRef is not supported; use $ref",

@@ -35,31 +35,18 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 	}
 	var nameCP *fsm.Node // propertyNames as a language of quoted keys
 	if len(r.propNames) > 0 {
+		// Property names are strings: the propertyNames schemas'
+		// record cut to strings is compiled like any string schema
+		// (anyOf/oneOf, $ref and enums included), and each key
+		// language is intersected with it.
 		pr, err := c.collectList(r.propNames, r.ptr+"/propertyNames")
 		if err != nil {
 			return nil, err
 		}
-		if len(pr.groups) > 0 || len(pr.nots) > 0 || pr.hasEnum && len(pr.patterns)+len(pr.formats) > 0 {
-			if err := c.unsupportedKw(r.ptr+"/propertyNames", "propertyNames", "propertyNames with anyOf/oneOf/not is not supported"); err != nil {
-				return nil, err
-			}
-		} else if pr.types&tStr == 0 {
-			nameCP = fsm.NoMatch()
-		} else if pr.hasEnum {
-			var ks []string
-			for _, v := range pr.enum {
-				if v.k == kString {
-					if ok, _ := leafCheck(pr, v); ok {
-						ks = append(ks, canonicalString(v.str))
-					}
-				}
-			}
-			nameCP = trie(ks)
-		} else {
-			nameCP, err = c.stringNode(pr, nil)
-			if err != nil {
-				return nil, err
-			}
+		pr.types &= tStr
+		pr.srcs = append([]sref(nil), r.propNames...)
+		if nameCP, err = c.emitIR(pr); err != nil {
+			return nil, err
 		}
 	}
 	var members []member

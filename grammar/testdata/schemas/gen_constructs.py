@@ -104,5 +104,30 @@ add("ref-anchor", "recursive-tree", {"$defs": {"t": {"$anchor": "node", "type": 
 add("ref-anchor", "root-anchor", {"$anchor": "top", "type": "object", "properties": {"self": {"$ref": "#top"}, "n": {"type": "null"}}, "additionalProperties": False})
 add("ref-anchor", "root-id-anchor", {"$id": "https://example.com/a/b.json", "$defs": {"f": {"$anchor": "flag", "type": "boolean"}}, "type": "array", "items": {"$ref": "b.json#flag"}})
 
+# propertyNames with any string schema: groups, $ref, not, enums, formats.
+names = [
+    ("pattern", {"pattern": "^[a-z]{1,4}$"}),
+    ("maxLength", {"maxLength": 2}),
+    ("minLength", {"minLength": 3, "maxLength": 5}),
+    ("enum", {"enum": ["alpha", "beta", "gamma"]}),
+    ("const", {"const": "only"}),
+    ("oneOf", {"oneOf": [{"pattern": "^a"}, {"pattern": "b$"}]}),
+    ("anyOf", {"anyOf": [{"enum": ["id", "name"]}, {"pattern": "^x-[a-z]+$"}]}),
+    ("not-const", {"not": {"const": "secret"}}),
+    ("not-pattern", {"not": {"pattern": "^_"}}),
+    ("format-uuid", {"format": "uuid"}),
+    ("format-date", {"format": "date"}),
+    ("typed", {"type": "string", "pattern": "^[A-Z][a-z]*$"}),
+    ("allOf", {"allOf": [{"pattern": "^[a-z_]+$"}, {"maxLength": 6}]}),
+    ("lookahead", {"pattern": "^(?!x)[a-z]+$"}),
+    ("false", False),
+]
+for name, pn in names:
+    add("property-names", name, {"type": "object", "propertyNames": pn, "maxProperties": 3})
+    add("property-names", name + "-values", {"type": "object", "propertyNames": pn, "additionalProperties": {"type": "integer", "minimum": 0}})
+add("property-names", "ref", {"$defs": {"k": {"type": "string", "pattern": "^[a-z]+$", "maxLength": 3}}, "type": "object", "propertyNames": {"$ref": "#/$defs/k"}})
+add("property-names", "declared-filtered", {"type": "object", "properties": {"ok": {"type": "integer"}, "no_": {"type": "integer"}}, "propertyNames": {"pattern": "^[a-z]+$"}})
+add("property-names", "with-pattern-properties", {"type": "object", "patternProperties": {"^n": {"type": "number"}}, "propertyNames": {"maxLength": 3}, "additionalProperties": {"type": "string"}})
+
 for s in S:
     print(json.dumps(s, ensure_ascii=False))

@@ -1,0 +1,23 @@
+package grammar
+
+import "testing"
+
+// propertyNamesTests: propertyNames with any string schema.
+var propertyNamesTests = []langTest{
+	{"oneOf", `{"type":"object","propertyNames":{"oneOf":[{"pattern":"^a"},{"pattern":"b$"}]}}`,
+		[]string{`{}`, `{"ax":1}`, `{"xb":1,"a":2}`}, []string{`{"ab":1}`, `{"x":1}`}},
+	{"anyOf-enum", `{"type":"object","propertyNames":{"anyOf":[{"enum":["id","name"]},{"pattern":"^x-"}]},"additionalProperties":{"type":"integer"}}`,
+		[]string{`{"id":1,"x-a":2}`}, []string{`{"idx":1}`, `{"id":"a"}`}},
+	{"ref", `{"$defs":{"k":{"type":"string","pattern":"^[a-z]+$","maxLength":3}},"type":"object","propertyNames":{"$ref":"#/$defs/k"}}`,
+		[]string{`{"abc":null}`}, []string{`{"abcd":null}`, `{"A":null}`}},
+	{"not", `{"type":"object","propertyNames":{"not":{"const":"secret"}}}`,
+		[]string{`{"a":1,"secrets":2}`}, []string{`{"secret":1}`}},
+	{"declared-filtered", `{"type":"object","properties":{"ok":{"type":"integer"},"no_":{"type":"integer"}},"propertyNames":{"pattern":"^[a-z]+$"}}`,
+		[]string{`{"ok":1}`, `{"ok":1,"zz":true}`}, []string{`{"no_":1}`, `{"Zz":1}`}},
+	{"false", `{"type":"object","propertyNames":false}`,
+		[]string{`{}`}, []string{`{"a":1}`}},
+	{"format", `{"type":"object","propertyNames":{"format":"uuid"},"additionalProperties":{"type":"boolean"}}`,
+		[]string{`{"123e4567-e89b-12d3-a456-426614174000":true}`}, []string{`{"x":true}`}},
+}
+
+func TestPropertyNames(t *testing.T) { checkLangTests(t, propertyNamesTests) }
