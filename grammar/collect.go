@@ -296,6 +296,36 @@ func (c *compiler) collect(s sref, seen map[string]bool) (*ir, error) {
 			if x.k == kBool && x.b {
 				r.uniqueItems = true
 			}
+		case "contains":
+			// minContains and maxContains are read with it (they mean
+			// nothing without it), by the dialect's rules.
+			d := containsDialect(c.root)
+			if d == containsNone {
+				continue // not a keyword before draft 6
+			}
+			if err := checkSchema(x, p); err != nil {
+				return nil, err
+			}
+			ck := containsKw{s: sref{x, p}, min: 1, max: -1}
+			if d == containsCounts {
+				if m := v.get("minContains"); m != nil {
+					n, err := nonNegInt(m, s.ptr+"/minContains", "minContains")
+					if err != nil {
+						return nil, err
+					}
+					ck.min = n
+				}
+				if m := v.get("maxContains"); m != nil {
+					n, err := nonNegInt(m, s.ptr+"/maxContains", "maxContains")
+					if err != nil {
+						return nil, err
+					}
+					ck.max = n
+				}
+			}
+			r.contains = append(r.contains, ck)
+		case "minContains", "maxContains":
+			// Read with contains.
 		case "propertyNames":
 			if x.k == kBool && x.b {
 				continue
@@ -317,10 +347,8 @@ func (c *compiler) collect(s sref, seen map[string]bool) (*ir, error) {
 				continue
 			}
 			if msg, ok := unsupported[k]; ok {
-				if k == "contains" || k == "minContains" || k == "maxContains" || k == "unevaluatedItems" {
-					if x.k == kBool && x.b && k != "contains" {
-						continue
-					}
+				if k == "unevaluatedItems" && x.k == kBool && x.b {
+					continue
 				}
 				if err := c.unsupportedKw(p, k, msg); err != nil {
 					return nil, err

@@ -73,10 +73,20 @@
 //   - patternProperties: declared names take the schemas of the patterns
 //     they match; other keys matching exactly one pattern take its schema;
 //     keys matching several patterns are not produced.
+//   - propertyNames: any string schema; every key language is intersected
+//     with it.
+//   - contains / minContains / maxContains (contains.go): each element is
+//     counted (element schema ∧ contains schema) or not, and the array
+//     carries the count, capped; with maxContains an uncounted element is
+//     element ∧ ¬contains, so maxContains needs an exact negation (else it
+//     is refused). Drafts 6 and 7 read contains alone, draft 4 not at all.
+//   - Patterns with ^ and $ anywhere and with lookaheads in the top-level
+//     sequence or in ((?!X).)* are exact (fsm.ParsePattern).
 //
 // Refused in strict mode (warning and ignored in lenient mode) unless an
 // enum/const at the same place makes the language finite: uniqueItems
-// (unless maxItems ≤ 1), contains, unknown formats, unevaluatedItems,
+// (unless maxItems ≤ 1), two contains on one array, maxContains whose
+// contains schema has no exact negation, unknown formats, unevaluatedItems,
 // $dynamicRef/$recursiveRef, multipleOf that is neither an integer nor a
 // power of ten, if/then/else and not whose negation is not exact (format,
 // multipleOf, items, patternProperties, additionalProperties outside a

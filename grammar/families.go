@@ -399,7 +399,8 @@ func typeOf(v *value) tset {
 // hasStructure reports whether r constrains arrays or objects.
 func (r *ir) hasStructure() bool {
 	return len(r.props) > 0 || len(r.required) > 0 || r.addlSet || r.closed || r.minProps > 0 || r.maxProps >= 0 ||
-		len(r.prefix) > 0 || r.itemsSet || r.minItems > 0 || r.maxItems >= 0 || len(r.propNames) > 0 || r.uniqueItems || len(r.patProps) > 0
+		len(r.prefix) > 0 || r.itemsSet || r.minItems > 0 || r.maxItems >= 0 || len(r.propNames) > 0 || r.uniqueItems || len(r.patProps) > 0 ||
+		len(r.contains) > 0
 }
 
 // leafCheck decides whether the scalar v satisfies r's type, enum, length

@@ -94,6 +94,7 @@ type ir struct {
 	propNames        []sref // propertyNames schemas (all must hold)
 	patProps         []patProp
 	uniqueItems      bool
+	contains         []containsKw // contains keywords (all must hold)
 	// srcs are the schemas of the position this record was built for
 	// (what emitList was given); the record, or the branch of a group it
 	// is, accepts only values that validate against all of them. The
@@ -147,6 +148,7 @@ func (r *ir) clone() *ir {
 	c.refs = append([]string(nil), r.refs...)
 	c.propNames = append([]sref(nil), r.propNames...)
 	c.patProps = append([]patProp(nil), r.patProps...)
+	c.contains = append([]containsKw(nil), r.contains...)
 	c.srcs = append([]sref(nil), r.srcs...)
 	return &c
 }
@@ -237,6 +239,7 @@ func merge(a, b *ir) *ir {
 	m.propNames = append(m.propNames, b.propNames...)
 	m.patProps = append(m.patProps, b.patProps...)
 	m.uniqueItems = m.uniqueItems || b.uniqueItems
+	m.contains = append(m.contains, b.contains...)
 	return m
 }
 
@@ -299,9 +302,6 @@ var annotations = map[string]bool{
 // with what to do instead.
 var unsupported = map[string]string{
 	"uniqueItems":           "uniqueness of array items is not finite-state; drop uniqueItems or use lenient mode",
-	"contains":              "contains is not supported; list the required item in prefixItems instead",
-	"minContains":           "minContains is not supported",
-	"maxContains":           "maxContains is not supported",
 	"if":                    "if/then/else is not supported; rewrite it as anyOf of the cases",
 	"unevaluatedItems":      "unevaluatedItems is not supported",
 	"$dynamicRef":           "$dynamicRef is not supported; use $ref",

@@ -324,6 +324,12 @@ func (c *compiler) arrayNode(r *ir) (*fsm.Node, error) {
 		}
 		return item
 	}
+	if len(r.contains) > 0 {
+		n, err := c.containsArray(r, elem, minI, maxI)
+		if err != nil || n != nil {
+			return n, err
+		}
+	}
 	var after func(j int) *fsm.Node // after j ≥ 1 elements
 	after = func(j int) *fsm.Node {
 		if j >= k {

@@ -129,5 +129,35 @@ add("property-names", "ref", {"$defs": {"k": {"type": "string", "pattern": "^[a-
 add("property-names", "declared-filtered", {"type": "object", "properties": {"ok": {"type": "integer"}, "no_": {"type": "integer"}}, "propertyNames": {"pattern": "^[a-z]+$"}})
 add("property-names", "with-pattern-properties", {"type": "object", "patternProperties": {"^n": {"type": "number"}}, "propertyNames": {"maxLength": 3}, "additionalProperties": {"type": "string"}})
 
+# contains, minContains, maxContains.
+cs = [
+    ("const", {"const": 1}, {}),
+    ("enum-str", {"enum": ["a", "b"]}, {"items": {"type": "string", "maxLength": 2}}),
+    ("min2", {"type": "string"}, {"minContains": 2}),
+    ("max1-int", {"const": 0}, {"items": {"type": "integer", "minimum": -3, "maximum": 3}, "maxContains": 1}),
+    ("min0-max1", {"type": "null"}, {"minContains": 0, "maxContains": 1}),
+    ("range-2-3", {"type": "integer", "minimum": 10}, {"items": {"type": "integer"}, "minContains": 2, "maxContains": 3}),
+    ("with-maxItems", {"const": "x"}, {"minContains": 2, "maxItems": 4}),
+    ("with-minItems", {"enum": [1, 2]}, {"items": {"type": "integer"}, "maxContains": 1, "minItems": 2, "maxItems": 5}),
+    ("prefix", {"type": "string"}, {"prefixItems": [{"type": "string"}, {"type": "integer"}], "items": {"type": ["integer", "string"]}, "maxContains": 2}),
+    ("pattern", {"type": "string", "pattern": "^x"}, {"items": {"type": "string"}, "maxContains": 1}),
+    ("object", {"type": "object", "required": ["id"]}, {"items": {"type": "object", "properties": {"id": {"type": "integer"}, "n": {"type": "string"}}, "additionalProperties": False}}),
+    ("object-max", {"required": ["id"]}, {"items": {"type": "object", "properties": {"id": {"type": "integer"}, "n": {"type": "string"}}, "additionalProperties": False}, "maxContains": 1}),
+    ("nested", {"type": "array", "contains": {"const": 42}}, {"items": {"type": "array", "items": {"type": "integer"}, "maxItems": 3}}),
+    ("true-min", True, {"minContains": 2, "maxItems": 3}),
+    ("false", False, {"minContains": 0, "maxContains": 0}),
+    ("bool", {"const": True}, {"items": {"type": "boolean"}, "minContains": 1, "maxContains": 2}),
+    ("num-range", {"type": "number", "minimum": 0, "maximum": 1}, {"items": {"type": "number"}, "minContains": 1}),
+    ("length", {"type": "string", "minLength": 3}, {"items": {"type": "string"}, "maxContains": 1}),
+    ("not-type", {"not": {"type": "string"}}, {"items": {"type": ["string", "integer"]}, "minContains": 1, "maxContains": 1}),
+    ("anyOf", {"anyOf": [{"const": 1}, {"const": "one"}]}, {"items": {"type": ["integer", "string"]}, "maxContains": 2}),
+]
+for name, c, extra in cs:
+    d = {"type": "array", "contains": c}
+    d.update(extra)
+    add("contains", name, d)
+add("contains", "in-property", {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}, "contains": {"const": "type"}}}, "required": ["tags"], "additionalProperties": False})
+add("contains", "draft7", {"$schema": "http://json-schema.org/draft-07/schema#", "type": "array", "contains": {"const": 1}, "minContains": 3})
+
 for s in S:
     print(json.dumps(s, ensure_ascii=False))

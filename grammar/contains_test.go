@@ -1,0 +1,63 @@
+package grammar
+
+import (
+	"errors"
+	"testing"
+)
+
+var containsTests = []langTest{
+	{"at-least-one", `{"type":"array","contains":{"const":1}}`,
+		[]string{`[1]`, `[2,1]`, `[1,1,"a"]`}, []string{`[]`, `[2]`, `["1"]`}},
+	{"items-and-contains", `{"type":"array","items":{"type":"integer"},"contains":{"minimum":10}}`,
+		[]string{`[10]`, `[1,2,30]`}, []string{`[1,2]`, `[10,"a"]`}},
+	{"minContains", `{"type":"array","contains":{"type":"string"},"minContains":2}`,
+		[]string{`["a","b"]`, `[1,"a",2,"b"]`}, []string{`["a"]`, `[1,2]`}},
+	{"maxContains", `{"type":"array","items":{"type":"integer"},"contains":{"const":0},"maxContains":2}`,
+		[]string{`[0]`, `[0,1,0]`, `[5,0,5]`}, []string{`[]`, `[0,0,0]`, `[1]`}},
+	{"minContains-zero-max", `{"type":"array","contains":{"type":"null"},"minContains":0,"maxContains":1}`,
+		[]string{`[]`, `[1,null]`, `[true]`}, []string{`[null,null]`}},
+	{"minContains-zero", `{"type":"array","contains":{"type":"null"},"minContains":0}`,
+		[]string{`[]`, `[1]`}, nil},
+	{"prefix-items", `{"type":"array","prefixItems":[{"type":"string"}],"items":{"type":"integer"},"contains":{"type":"string"},"maxContains":1}`,
+		[]string{`["a"]`, `["a",1,2]`}, []string{`[1]`}},
+	{"with-maxItems", `{"type":"array","contains":{"const":"x"},"minContains":2,"maxItems":3}`,
+		[]string{`["x","x"]`, `["x",1,"x"]`}, []string{`["x",1,2]`, `["x","x",1,2]`}},
+	{"with-minItems", `{"type":"array","items":{"type":"integer"},"contains":{"enum":[1,2]},"maxContains":1,"minItems":3}`,
+		[]string{`[1,3,4]`, `[5,6,2]`}, []string{`[1,2,3]`, `[1]`, `[3,4,5]`}},
+	{"contains-false", `{"type":["array","null"],"contains":false}`,
+		[]string{`null`}, []string{`[]`, `[1]`}},
+	{"contains-true-min", `{"type":"array","contains":true,"minContains":2}`,
+		[]string{`[1,2]`, `[{},[],3]`}, []string{`[]`, `[1]`}},
+	{"nested", `{"type":"array","items":{"type":"array"},"contains":{"contains":{"const":42}}}`,
+		[]string{`[[42]]`, `[[],[1,42]]`}, []string{`[]`, `[[1]]`, `[[]]`}},
+	{"draft7-ignores-counts", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"array","contains":{"const":1},"minContains":3}`,
+		[]string{`[1]`}, []string{`[2]`}},
+	{"draft4-no-contains", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"array","contains":{"const":1},"maxItems":1}`,
+		[]string{`[]`, `[2]`}, nil},
+	{"in-object", `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"contains":{"const":"type"}}},"required":["tags"],"additionalProperties":false}`,
+		[]string{`{"tags":["const","type"]}`}, []string{`{"tags":[]}`, `{"tags":["x"]}`}},
+}
+
+func TestContains(t *testing.T) { checkLangTests(t, containsTests) }
+
+// TestContainsRefused: what contains cannot enforce exactly is refused in
+// strict mode and reported in lenient mode.
+func TestContainsRefused(t *testing.T) {
+	for _, tt := range []struct{ name, schema, kw string }{
+		{"maxContains of a format", `{"type":"array","contains":{"type":"string","format":"date"},"maxContains":1}`, "maxContains"},
+		{"two contains", `{"type":"array","allOf":[{"contains":{"const":1}},{"contains":{"const":2}}]}`, "contains"},
+	} {
+		_, err := CompileSchema([]byte(tt.schema), Options{})
+		var ge *Error
+		if !errors.As(err, &ge) || ge.Code != CodeUnsupported || ge.Keyword != tt.kw {
+			t.Errorf("%s: CompileSchema(%s) error = %v, want unsupported %s", tt.name, tt.schema, err, tt.kw)
+		}
+		res, err := CompileSchema([]byte(tt.schema), Options{Strictness: Lenient})
+		if err != nil || len(res.Warnings) == 0 || res.Warnings[0].Keyword != tt.kw {
+			t.Errorf("%s: lenient CompileSchema(%s) = %v, %v; want a %s warning", tt.name, tt.schema, res, err, tt.kw)
+		}
+	}
+	if _, err := CompileSchema([]byte(`{"type":"array","contains":{},"minContains":65}`), Options{}); err == nil {
+		t.Error("minContains 65: no error, want too-large")
+	}
+}
