@@ -296,11 +296,13 @@ func (c *compiler) collect(s sref, seen map[string]bool) (*ir, error) {
 			if x.k == kBool && x.b {
 				r.uniqueItems = true
 			}
-		case "contains":
+		case "contains", kwContainsAny:
 			// minContains and maxContains are read with it (they mean
 			// nothing without it), by the dialect's rules.
 			d := containsDialect(c.root)
-			if d == containsNone {
+			if k == kwContainsAny {
+				d = containsOnly // a negation's, in any draft
+			} else if d == containsNone {
 				continue // not a keyword before draft 6
 			}
 			if err := checkSchema(x, p); err != nil {

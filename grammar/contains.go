@@ -26,6 +26,13 @@ type containsKw struct {
 	min, max int // max < 0: none
 }
 
+// kwContainsAny is contains (at least one item) in every draft. Only
+// negations this package synthesizes write it (¬items in a draft-4
+// document, where contains is not a keyword), and only into schemas it
+// compiles itself: never into the document, which the finite-domain
+// validator reads and would take it for an unknown keyword.
+const kwContainsAny = "$conform:contains"
+
 // containsDialects: what contains means in the document's draft.
 const (
 	containsCounts = iota // 2019-09 and later (the default): minContains, maxContains
@@ -57,7 +64,7 @@ const maxContainsCount = 64
 func (c *compiler) containsArray(r *ir, elem func(int) *fsm.Node, minI, maxI int) (*fsm.Node, error) {
 	ck := r.contains[0]
 	for _, o := range r.contains[1:] {
-		if o.s.ptr != ck.s.ptr || o.min != ck.min || o.max != ck.max {
+		if o.min != ck.min || o.max != ck.max || o.s.ptr != ck.s.ptr && !equalValues(o.s.v, ck.s.v) {
 			if err := c.unsupportedKw(o.s.ptr, "contains", "two contains keywords on one array (through allOf or $ref) are not supported"); err != nil {
 				return nil, err
 			}

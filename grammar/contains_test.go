@@ -34,11 +34,28 @@ var containsTests = []langTest{
 		[]string{`[1]`}, []string{`[2]`}},
 	{"draft4-no-contains", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"array","contains":{"const":1},"maxItems":1}`,
 		[]string{`[]`, `[2]`}, nil},
+	{"two-equal-contains", `{"type":"array","allOf":[{"contains":{"const":1}},{"contains":{"const":1}}]}`,
+		[]string{`[1]`, `[2,1]`}, []string{`[]`, `[2]`}},
 	{"in-object", `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"contains":{"const":"type"}}},"required":["tags"],"additionalProperties":false}`,
 		[]string{`{"tags":["const","type"]}`}, []string{`{"tags":[]}`, `{"tags":["x"]}`}},
 }
 
 func TestContains(t *testing.T) { checkLangTests(t, containsTests) }
+
+// itemsNegationTests: items negated as "contains the negation", through
+// oneOf, not and if/then/else, in draft 4 (private contains) and later.
+var itemsNegationTests = []langTest{
+	{"oneOf-d4", `{"$schema":"http://json-schema.org/draft-04/schema#","oneOf":[{"type":"array","items":{"type":"number"}},{"type":"array","items":{"type":"string"}}]}`,
+		[]string{`[1]`, `["a","b"]`}, []string{`[]`, `[1,"a"]`}},
+	{"oneOf-nested-d4", `{"$schema":"http://json-schema.org/draft-04/schema#","oneOf":[{"type":"array","items":{"type":"number"}},{"type":"array","items":{"type":"array","items":{"type":"number"}}}]}`,
+		[]string{`[1,2]`, `[[1],[]]`}, []string{`[]`, `[1,[2]]`}},
+	{"not-items", `{"type":"array","items":{"type":"integer"},"not":{"items":{"minimum":0}}}`,
+		[]string{`[-1]`, `[3,-2]`}, []string{`[]`, `[1,2]`}},
+	{"if-items", `{"type":"array","if":{"items":{"type":"integer"}},"then":{"minItems":2},"else":{"items":{"type":"string"}}}`,
+		[]string{`[1,2]`, `["a"]`}, []string{`[1]`, `[]`, `[1,"a"]`}},
+}
+
+func TestItemsNegation(t *testing.T) { checkLangTests(t, itemsNegationTests) }
 
 // TestContainsRefused: what contains cannot enforce exactly is refused in
 // strict mode and reported in lenient mode.

@@ -61,8 +61,10 @@
 //   - if/then/else becomes anyOf[if ∧ then, ¬if ∧ else], and a structured
 //     not N becomes the negation of N (oneof_ifthen.go), when the negation
 //     is exact: type, const/enum, pattern, length and size bounds, numeric
-//     bounds, required, properties (recursively), allOf, anyOf, not and
-//     local $ref, to a bounded depth. not on leaf schemas keeps its direct
+//     bounds, required, properties (recursively), items (an array with
+//     an item failing it: contains, or in draft 4 a private contains that
+//     is compiled but never written into the document), allOf, anyOf, not
+//     and local $ref, to a bounded depth. not on leaf schemas keeps its direct
 //     construction (complemented string languages, excluded values).
 //   - An enum/const next to a keyword the ordinary path refuses is decided
 //     value by value (finite.go): each value is checked with
@@ -89,7 +91,7 @@
 // contains schema has no exact negation, unknown formats, unevaluatedItems,
 // $dynamicRef/$recursiveRef, multipleOf that is neither an integer nor a
 // power of ten, if/then/else and not whose negation is not exact (format,
-// multipleOf, items, patternProperties, additionalProperties outside a
+// multipleOf, tuple items, patternProperties, additionalProperties outside a
 // closed object), oneOf that can be neither proven disjoint nor rewritten.
 //
 // Invalid in every mode, lenient included (CodeBadPattern, CodeInvalidSchema):

@@ -61,6 +61,13 @@ func (c *compiler) emitOneOfOverlap(r *ir, g group, base *ir, subs, ars []*ir) (
 	}
 	if err == nil && !ok {
 		n, ok, err = c.oneOfNegated(g, subs, false)
+		if err != nil && synthetic(err) {
+			// The exact negation could not be compiled (a budget, or
+			// a keyword refused inside it): the under-approximation
+			// may still be.
+			c.warnings = c.warnings[:nw]
+			err, ok = nil, false
+		}
 	}
 	if err == nil && !ok {
 		n, ok, err = c.oneOfNegated(g, subs, true)

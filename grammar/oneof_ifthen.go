@@ -121,7 +121,7 @@ func rewriteCond(root, v *value, targets map[*value]bool) {
 		return
 	}
 	notCond, ok := negateIf(root, cond, 0)
-	if !ok {
+	if !ok || hasKeyword(notCond, kwContainsAny, 0) {
 		return
 	}
 	if then == nil {
@@ -168,7 +168,7 @@ func rewriteNot(root, v *value, targets map[*value]bool) {
 		return
 	}
 	neg, ok := negateIf(root, n, 0)
-	if !ok {
+	if !ok || hasKeyword(neg, kwContainsAny, 0) {
 		return
 	}
 	moveToAllOf(v, all, neg, "not")
@@ -178,7 +178,7 @@ func rewriteNot(root, v *value, targets map[*value]bool) {
 func structuredNot(n *value) bool {
 	for i, k := range n.keys {
 		switch k {
-		case "properties", "allOf", "anyOf", "not", "minItems", "maxItems", "minProperties", "maxProperties":
+		case "properties", "allOf", "anyOf", "not", "minItems", "maxItems", "minProperties", "maxProperties", "items":
 			return true
 		case "required":
 			if x := n.vals[i]; x.k == kArray && len(x.arr) > 1 {
@@ -336,6 +336,23 @@ func negateIn(root, cond *value, depth int, keys *[]string, under bool) (*value,
 					alts = append(alts, family("object", "required", array(str(name)), "properties", object(name, nx)))
 				}
 			}
+		case "items":
+			// ¬(every item X) = an array with an item failing X:
+			// contains ¬X (not a keyword before draft 6). The tuple
+			// forms (an items array, or items after prefixItems) are
+			// not negated.
+			if x.k == kArray || cond.get("prefixItems") != nil {
+				return nil, false
+			}
+			nx, ok := negateIn(root, x, depth+1, nil, under)
+			if !ok {
+				return nil, false
+			}
+			ck := "contains"
+			if containsDialect(root) == containsNone {
+				ck = kwContainsAny // draft 4: compiled, never written into the document
+			}
+			alts = append(alts, family("array", ck, nx))
 		case "allOf", "anyOf":
 			if x.k != kArray || len(x.arr) == 0 {
 				return nil, false

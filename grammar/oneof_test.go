@@ -281,16 +281,16 @@ func TestNegateInClosedContext(t *testing.T) {
 }
 
 func TestNegateInUnder(t *testing.T) {
-	cond, err := decodeValue([]byte(`{"required":["a"],"properties":{"a":{"type":"array","items":{"type":"string"}},"b":{"const":1}}}`), 20)
+	cond, err := decodeValue([]byte(`{"required":["a"],"properties":{"a":{"type":"array","uniqueItems":true},"b":{"const":1}}}`), 20)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := negateIn(cond, cond, 0, nil, false); ok {
-		t.Errorf("negateIn(items inside a property, exact) ok = true, want false")
+		t.Errorf("negateIn(uniqueItems inside a property, exact) ok = true, want false")
 	}
 	n, ok := negateIn(cond, cond, 0, nil, true)
 	if !ok {
-		t.Fatalf("negateIn(items inside a property, under) ok = false")
+		t.Fatalf("negateIn(uniqueItems inside a property, under) ok = false")
 	}
 	var b bytes.Buffer
 	encodeValue(&b, n)
@@ -299,7 +299,7 @@ func TestNegateInUnder(t *testing.T) {
 		t.Errorf("negateIn(under) = %s, want %s", b.String(), want)
 	}
 	// A conjunction is dropped whole: ¬anyOf[A, B] with ¬B unknown.
-	cond2, _ := decodeValue([]byte(`{"anyOf":[{"required":["a"]},{"items":{"type":"string"}}]}`), 20)
+	cond2, _ := decodeValue([]byte(`{"anyOf":[{"required":["a"]},{"uniqueItems":true}]}`), 20)
 	if n, ok := negateIn(cond2, cond2, 0, nil, true); ok {
 		var b bytes.Buffer
 		encodeValue(&b, n)

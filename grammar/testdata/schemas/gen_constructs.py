@@ -159,5 +159,26 @@ for name, c, extra in cs:
 add("contains", "in-property", {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}, "contains": {"const": "type"}}}, "required": ["tags"], "additionalProperties": False})
 add("contains", "draft7", {"$schema": "http://json-schema.org/draft-07/schema#", "type": "array", "contains": {"const": 1}, "minContains": 3})
 
+# items negated (contains of the negation): not, oneOf and if/then/else
+# over arrays, in draft 4 (a private contains), 7 and 2020-12.
+item_pairs = [
+    ("num-str", {"type": "number"}, {"type": "string"}),
+    ("int-arr", {"type": "integer"}, {"type": "array", "items": {"type": "integer"}, "maxItems": 2}),
+    ("enum", {"enum": ["a", "b"]}, {"enum": ["b", "c"]}),
+    ("range", {"type": "integer", "maximum": 10}, {"type": "integer", "minimum": 5}),
+    ("len", {"type": "string", "maxLength": 2}, {"type": "string", "minLength": 2}),
+    ("null-bool", {"type": "null"}, {"type": ["null", "boolean"]}),
+    ("obj", {"type": "object", "required": ["a"]}, {"type": "object", "properties": {"a": {"type": "integer"}}}),
+]
+for dname, d in [("d4", "http://json-schema.org/draft-04/schema#"), ("d7", "http://json-schema.org/draft-07/schema#"), ("d2020", None)]:
+    for name, a, b in item_pairs:
+        sch = {"oneOf": [{"type": "array", "items": a, "maxItems": 3}, {"type": "array", "items": b, "maxItems": 3}]}
+        if d:
+            sch["$schema"] = d
+        add("items-negation", "oneOf-" + name + "-" + dname, sch)
+for name, a, b in item_pairs[:4]:
+    add("items-negation", "not-" + name, {"type": "array", "items": a, "maxItems": 3, "not": {"items": b}})
+add("items-negation", "if-items", {"type": "array", "maxItems": 3, "if": {"items": {"type": "integer"}}, "then": {"minItems": 2}, "else": {"items": {"type": "string"}}})
+
 for s in S:
     print(json.dumps(s, ensure_ascii=False))
