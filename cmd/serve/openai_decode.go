@@ -71,11 +71,14 @@ func invalidJSON(msg string) *apiError {
 // the wrong JSON type (invalid_type, naming it).
 func decodeRequest(body []byte, v any) (ignored []string, err error) {
 	var known map[string]bool
+	ignoredFields, refusedFields := ignoredFields, refusedFields
 	switch v.(type) {
 	case *ChatRequest:
 		known = chatFields()
 	case *CompletionRequest:
 		known = completionFields()
+	case *MessagesRequest, *CountTokensRequest:
+		known, ignoredFields, refusedFields = anthropicFields(v), anthropicIgnored, anthropicRefused
 	default:
 		return nil, fmt.Errorf("decodeRequest: unexpected %T", v)
 	}

@@ -71,6 +71,9 @@ func NewServer(cfg Config, log *slog.Logger) *Server {
 	v1.GET("/models", s.handle(s.models))
 	v1.POST("/chat/completions", s.handle(s.chat))
 	v1.POST("/completions", s.handle(s.completions))
+	// The Messages routes carry Anthropic's auth and error envelope.
+	e.POST("/v1/messages", s.anthropicAuth, s.handleAnthropic(s.messages))
+	e.POST("/v1/messages/count_tokens", s.anthropicAuth, s.handleAnthropic(s.countTokens))
 	e.NoRoute(func(c *gin.Context) {
 		renderError(c, &apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "not_found", Msg: fmt.Sprintf("no route %s %s", c.Request.Method, clipText(c.Request.URL.Path, 200))})
 	})
