@@ -77,29 +77,12 @@ func anthropicEnvelope(ae *apiError) AnthError {
 
 // renderAnthropicError is renderError with Anthropic's envelope.
 func renderAnthropicError(c *gin.Context, err error) {
-	ae := toAPIError(err)
-	log := requestLogger(c)
-	if ae.Status >= 500 && ae.Status != http.StatusServiceUnavailable {
-		log.Error("request failed", append([]any{"status", ae.Status, "code", ae.Code, "err", err}, panicStack(err)...)...)
-	} else {
-		log.Info("request refused", "status", ae.Status, "code", ae.Code, "param", ae.Param, "msg", ae.Msg)
-	}
-	if c.Writer.Written() {
-		return
-	}
-	c.AbortWithStatusJSON(ae.Status, anthropicEnvelope(ae))
+	renderErrorAs(c, err, func(ae *apiError) any { return anthropicEnvelope(ae) })
 }
 
 // handleAnthropic is handle with Anthropic's error envelope.
 func (s *Server) handleAnthropic(h func(c *gin.Context) error) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		if c.IsAborted() {
-			return
-		}
-		if err := h(c); err != nil {
-			renderAnthropicError(c, err)
-		}
-	}
+	return handleWith(renderAnthropicError, h)
 }
 
 // anthropicAuth checks the API key of the Messages routes: the x-api-key
@@ -143,11 +126,7 @@ func (s *Server) messages(c *gin.Context) error {
 	}
 	ctx, cancel := context.WithCancel(c.Request.Context())
 	defer cancel()
-	t, err := s.compile(ctx, c, m, j.Spec)
-	if err != nil {
-		return err
-	}
-	prompt, err := chatPrompt(m.Model, j, s.cfg.Limits())
+	t, prompt, err := s.chatTurn(ctx, c, m, j)
 	if err != nil {
 		return err
 	}

@@ -136,6 +136,13 @@ func envelope(ae *apiError) ErrorBody {
 // renderError writes err as OpenAI's error envelope and logs it with the
 // request id. Client errors log at info, server faults at error.
 func renderError(c *gin.Context, err error) {
+	renderErrorAs(c, err, func(ae *apiError) any { return envelope(ae) })
+}
+
+// renderErrorAs is renderError with the error body of another API: the
+// classification (toAPIError) and the logging are the same for every API,
+// only body(ae) differs.
+func renderErrorAs(c *gin.Context, err error, body func(*apiError) any) {
 	ae := toAPIError(err)
 	log := requestLogger(c)
 	if ae.Status >= 500 && ae.Status != http.StatusServiceUnavailable {
@@ -146,7 +153,7 @@ func renderError(c *gin.Context, err error) {
 	if c.Writer.Written() {
 		return
 	}
-	c.AbortWithStatusJSON(ae.Status, envelope(ae))
+	c.AbortWithStatusJSON(ae.Status, body(ae))
 }
 
 // requestLogger returns the logger carrying the request id.

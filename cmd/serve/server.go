@@ -163,12 +163,17 @@ func (s *Server) auth(c *gin.Context) {
 // handle adapts a handler that returns an error to gin: every error goes to
 // the one renderer.
 func (s *Server) handle(h func(c *gin.Context) error) gin.HandlerFunc {
+	return handleWith(renderError, h)
+}
+
+// handleWith is handle with the renderer of an API's error body.
+func handleWith(render func(*gin.Context, error), h func(c *gin.Context) error) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if c.IsAborted() {
 			return
 		}
 		if err := h(c); err != nil {
-			renderError(c, err)
+			render(c, err)
 		}
 	}
 }
