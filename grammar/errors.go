@@ -17,6 +17,7 @@ const (
 	CodeUnsatisfiable                      // no JSON value satisfies the schema (within our restrictions)
 	CodeTooLarge                           // the schema is over a size or nesting budget
 	CodeOneOfOverlap                       // oneOf branches could not be proven disjoint (strict mode)
+	CodeNotString                          // CompileRawString: the schema admits values other than strings
 )
 
 var codeNames = [...]string{
@@ -29,6 +30,7 @@ var codeNames = [...]string{
 	CodeUnsatisfiable: "unsatisfiable",
 	CodeTooLarge:      "too-large",
 	CodeOneOfOverlap:  "oneof-overlap",
+	CodeNotString:     "not-string",
 }
 
 // String returns the code's stable name, such as "unsupported".
