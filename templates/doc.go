@@ -46,6 +46,14 @@
 // batch, slice, pprint, urlize, xmlattr, ...) and tags (include, extends,
 // import, block) are refused at parse time.
 //
+// Unknown filters and tests fail where jinja2 fails on them (check.go):
+// Parse refuses them (CodeSyntax) except inside an if statement or a
+// conditional expression, where they fail only if evaluated (CodeUnknown,
+// with Error.Name), so a template that uses a filter this package lacks in
+// a branch the inputs never take still renders. As in jinja2, a macro or
+// loop body is not such a place: an unknown filter directly in a macro that
+// is never called fails at parse time.
+//
 // # Budgets
 //
 // Rendering is bounded by Limits: evaluation steps, bytes written (and the

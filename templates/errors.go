@@ -16,6 +16,11 @@ const (
 	CodeRaised                           // the template called raise_exception(msg)
 	CodeBudget                           // a limit from Limits was reached (steps, output, depth)
 	CodeInput                            // the rendering inputs are malformed (bad JSON)
+	// CodeUnknown: rendering reached a filter or test that does not exist
+	// (jinja2's TemplateRuntimeError "No filter named 'x' found."); Name
+	// holds it. Outside if statements and conditional expressions an unknown
+	// filter or test is a CodeSyntax error of Parse instead, as in jinja2.
+	CodeUnknown
 )
 
 var codeNames = [...]string{
@@ -25,6 +30,7 @@ var codeNames = [...]string{
 	CodeRaised:      "raise_exception",
 	CodeBudget:      "budget",
 	CodeInput:       "input",
+	CodeUnknown:     "unknown_filter_or_test",
 }
 
 // String returns the code's short name.
@@ -46,6 +52,8 @@ type Error struct {
 	// written, or the size of one value), which a caller can report as
 	// the prompt being too large rather than the template misbehaving.
 	Output bool
+	// Name is the unknown filter or test of a CodeUnknown error.
+	Name string
 }
 
 // Error formats the error with its code and line.

@@ -188,6 +188,9 @@ func (ev *evaluator) eval1(x expr, sc *scope) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
+		if !knownTests[x.name] {
+			return nil, unknownTest(x.line, x.name, true)
+		}
 		ok, err := ev.runTest(x.name, v, args, kwargs)
 		if err != nil {
 			return nil, err

@@ -63,13 +63,15 @@ func init() {
 }
 
 func (ev *evaluator) callFilter(f *filterExpr, v Value, sc *scope) (Value, error) {
-	fn, ok := filters[f.name]
-	if !ok {
-		return nil, errorf(CodeSyntax, f.line, "No filter named '%s'.", f.name)
-	}
 	args, kwargs, err := ev.evalArgs(f.args, f.kwargs, sc)
 	if err != nil {
 		return nil, err
+	}
+	// jinja2 calls a stub for an unknown filter, after evaluating its
+	// input and arguments (check.go).
+	fn, ok := filters[f.name]
+	if !ok {
+		return nil, unknownFilter(f.line, f.name, true)
 	}
 	out, err := fn(ev, v, args, kwargs)
 	return out, withLine(err, f.line)
@@ -536,7 +538,7 @@ func mapItems(ev *evaluator, v Value, args []Value, kwargs []kwv) ([]Value, erro
 		}
 		f, ok := filters[name]
 		if !ok {
-			return nil, errorf(CodeRuntime, 0, "No filter named '%s'.", name)
+			return nil, unknownFilter(0, name, false)
 		}
 		rest := args[1:]
 		fn = func(x Value) (Value, error) { return f(ev, x, rest, kwargs) }
@@ -1087,7 +1089,7 @@ func (ev *evaluator) runTest(name string, v Value, args []Value, kwargs []kwv) (
 		}
 		return knownTests[toStr(s)], nil
 	}
-	return false, errorf(CodeRuntime, 0, "No test named '%s'.", name)
+	return false, unknownTest(0, name, false)
 }
 
 var knownTests = setOf("defined", "undefined", "none", "true", "false", "boolean", "string", "number", "integer",

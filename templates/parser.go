@@ -1086,9 +1086,6 @@ func (p *parser) parseFilterChain(x expr, startInline bool) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, ok := filters[name]; !ok {
-			return nil, errorf(CodeSyntax, line, "No filter named '%s'.", name)
-		}
 		f := &filterExpr{line: line, x: x, name: name}
 		if p.isOp("(") {
 			if f.args, f.kwargs, err = p.parseCallArgs(); err != nil {
@@ -1106,9 +1103,6 @@ func (p *parser) parseTest(x expr) (expr, error) {
 	name, err := p.dottedName()
 	if err != nil {
 		return nil, err
-	}
-	if !knownTests[name] {
-		return nil, errorf(CodeSyntax, line, "No test named '%s'.", name)
 	}
 	t := &testExpr{line: line, x: x, name: name, negate: negate}
 	c := p.cur()

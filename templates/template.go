@@ -14,13 +14,18 @@ type Template struct {
 // Parse parses a Jinja chat template (as found in GGUF
 // tokenizer.chat_template or tokenizer_config.json) with the lexing options
 // transformers uses. Unknown filters and tests are reported here, as jinja2
-// reports them when compiling.
+// reports them when compiling, except inside if statements and conditional
+// expressions, where they fail only when evaluated (CodeUnknown from
+// Render; see check.go).
 func Parse(src string) (*Template, error) {
 	body, err := parse(src)
 	if err != nil {
 		return nil, err
 	}
 	foldBody(body)
+	if err := checkBody(body, false); err != nil {
+		return nil, err
+	}
 	return &Template{body: body, missing: annotateFrames(body, nil)}, nil
 }
 

@@ -257,6 +257,9 @@ func FuzzRender(f *testing.F) {
 	for _, tc := range errorTests {
 		f.Add(tc.tmpl, tc.messages)
 	}
+	for _, tc := range unknownTests {
+		f.Add(tc.tmpl, "")
+	}
 	if files, _ := filepath.Glob("testdata/*.jinja"); len(files) > 0 {
 		for _, file := range files {
 			src, _ := os.ReadFile(file)
