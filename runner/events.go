@@ -66,6 +66,7 @@ type Usage struct {
 	PromptTokens     int           // tokens of the prompt
 	CachedTokens     int           // prompt tokens reused from a slot's KV cache
 	CompletionTokens int           // output tokens (sampled + forced)
+	ReasoningTokens  int           // of CompletionTokens, those inside a reasoning block
 	ForcedTokens     int           // output tokens forced by the constraint
 	ConstraintTime   time.Duration // time in FillMask, Accept and Forced
 	Elapsed          time.Duration // from Submit to the final event

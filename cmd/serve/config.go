@@ -48,6 +48,9 @@ type Config struct {
 	MaxPromptBytes  int // --max-prompt-bytes
 	MaxSchemaBytes  int // --max-schema-bytes
 	MaxSchemaDepth  int // --max-schema-depth
+	// DefaultMaxOutput caps the output of a Responses request that sets no
+	// max_output_tokens (--default-max-output-tokens).
+	DefaultMaxOutput int
 	LogLevel        string
 	ShutdownTimeout time.Duration
 }
@@ -69,7 +72,7 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Co
 		ToolCallParser: "auto", PropertyOrder: "schema", MaxQueue: 64, MaxBodyBytes: 8 << 20, LogLevel: "info",
 		ShutdownTimeout: 10 * time.Second,
 		MaxMessages:     DefaultMaxMessages, MaxTools: DefaultMaxTools, MaxPromptBytes: DefaultMaxPromptBytes,
-		MaxSchemaBytes: DefaultMaxSchemaBytes, MaxSchemaDepth: DefaultMaxSchemaDepth,
+		MaxSchemaBytes: DefaultMaxSchemaBytes, MaxSchemaDepth: DefaultMaxSchemaDepth, DefaultMaxOutput: DefaultMaxOutputTokens,
 	}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(usage)
@@ -97,6 +100,7 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Co
 	fs.IntVar(&c.MaxPromptBytes, "max-prompt-bytes", c.MaxPromptBytes, "largest rendered chat prompt (and completions prompt) in bytes")
 	fs.IntVar(&c.MaxSchemaBytes, "max-schema-bytes", c.MaxSchemaBytes, "largest JSON schema, regex or choice list of one request field, in bytes")
 	fs.IntVar(&c.MaxSchemaDepth, "max-schema-depth", c.MaxSchemaDepth, "deepest JSON nesting of a schema")
+	fs.IntVar(&c.DefaultMaxOutput, "default-max-output-tokens", c.DefaultMaxOutput, "output cap of a /v1/responses request without max_output_tokens")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long a shutdown waits for requests in flight")
 	fs.Usage = func() {
@@ -176,7 +180,7 @@ func (c *Config) validate() error {
 	for _, l := range []struct {
 		flag string
 		v    int
-	}{{"max-messages", c.MaxMessages}, {"max-tools", c.MaxTools}, {"max-prompt-bytes", c.MaxPromptBytes}, {"max-schema-bytes", c.MaxSchemaBytes}, {"max-schema-depth", c.MaxSchemaDepth}} {
+	}{{"max-messages", c.MaxMessages}, {"max-tools", c.MaxTools}, {"max-prompt-bytes", c.MaxPromptBytes}, {"max-schema-bytes", c.MaxSchemaBytes}, {"max-schema-depth", c.MaxSchemaDepth}, {"default-max-output-tokens", c.DefaultMaxOutput}} {
 		if l.v < 1 {
 			return fmt.Errorf("--%s %d: want at least 1", l.flag, l.v)
 		}
@@ -222,6 +226,15 @@ const (
 	// compiling it would cost (grammar stops at 256).
 	DefaultMaxSchemaDepth = 64
 )
+
+// defaultMaxOutput is the Responses output cap, DefaultMaxOutputTokens
+// when unset (a Config built in code).
+func (c Config) defaultMaxOutput() int {
+	if c.DefaultMaxOutput > 0 {
+		return c.DefaultMaxOutput
+	}
+	return DefaultMaxOutputTokens
+}
 
 // Limits returns the per-request input limits of the configuration.
 func (c Config) Limits() Limits {

@@ -79,6 +79,8 @@ func decodeRequest(body []byte, v any) (ignored []string, err error) {
 		known = completionFields()
 	case *MessagesRequest, *CountTokensRequest:
 		known, ignoredFields, refusedFields = anthropicFields(v), anthropicIgnored, anthropicRefused
+	case *ResponsesRequest:
+		known, ignoredFields, refusedFields = responsesFields(), responsesIgnored, responsesRefused
 	default:
 		return nil, fmt.Errorf("decodeRequest: unexpected %T", v)
 	}

@@ -57,6 +57,9 @@ type ChatMessage struct {
 	Name       string          `json:"name,omitempty"`
 	ToolCalls  []ToolCall      `json:"tool_calls,omitempty"`
 	ToolCallID string          `json:"tool_call_id,omitempty"`
+	// ReasoningContent is an assistant message's earlier reasoning, for
+	// templates that render it.
+	ReasoningContent string `json:"reasoning_content,omitempty"`
 }
 
 // ContentPart is one element of an array content.
