@@ -64,6 +64,8 @@ type Spec struct {
 	ToolMode ToolMode
 	ToolName string // ToolNamed: the function
 	Parallel bool   // several calls may be made (OpenAI's parallel_tool_calls, true by default)
+	// Reasoning is the model's thinking before the answer (reasoning.go).
+	Reasoning Reasoning
 }
 
 // Options configures Build: what the model and the server fix for every
@@ -81,6 +83,8 @@ type Options struct {
 	Grammar grammar.Options
 	// MaxTools bounds the tools of one request (default 128, OpenAI's limit).
 	MaxTools int
+	// Reasoning is the model's reasoning format ("" or "none": no block).
+	Reasoning ReasoningFormat
 }
 
 // DefaultMaxTools is OpenAI's limit on tools per request.
@@ -117,6 +121,8 @@ type Result struct {
 	Calls bool
 	// Format is the tool-call format used (when Calls).
 	Format Format
+	// think is the turn's reasoning block, nil without one.
+	think *thinkLayout
 }
 
 var validName = func(s string) bool {
@@ -217,6 +223,9 @@ func Build(spec Spec, opts Options) (*Result, error) {
 	res.Unenforced = b.unenforced
 	res.Options = grammarOptionsKey(opts.Grammar)
 	res.Key = cacheKey(spec, opts.Format, mode, sx, res.Options)
+	if err := applyReasoning(spec.Reasoning, opts, res); err != nil { // the outer layer (reasoning.go)
+		return nil, err
+	}
 	return res, nil
 }
 

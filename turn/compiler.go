@@ -137,14 +137,20 @@ func (t *Turn) NewMatcher() runner.Guide {
 	if t.cons == nil {
 		return nil
 	}
-	return t.cons.NewMatcher()
+	return t.guide(t.cons.NewMatcher()) // wrapped when the turn has a reasoning block (reasoning_guide.go)
 }
 
 // NewParser returns the parser of one choice's text: the model's tool-call
 // format when the turn may hold calls, else content only; either way the
 // content is cleaned of special markers and stray bytes, which only
 // unconstrained output can hold.
-func (t *Turn) NewParser() *Parser { return newParser(t.c.sx, t.res.Calls, true) }
+func (t *Turn) NewParser() *Parser {
+	p := newParser(t.c.sx, t.res.Calls, true)
+	if t.res.think != nil {
+		p.think = newThinkReader(t.res.think) // the reasoning block ahead of the format (reasoning.go)
+	}
+	return p
+}
 
 // MinTokens returns the fewest tokens (EOS not counted) of an output the
 // constraint accepts; 0 for an unconstrained turn. An *fsm.Error with

@@ -21,6 +21,8 @@
 //	      per tool mode: required/named = the calls only; auto = text that
 //	        cannot contain any plain-text marker of the format (trigger,
 //	        closing tag), then optionally the calls; none = such text only
+//	      per reasoning format (reasoning.go), the outer layer:
+//	        [open] R close sep? INNER, INNER being the node above
 //	    → fsm.Cache (keyed by Build's key, the options, the vocabulary)
 //	      → fsm.CompileConstraint
 //	  → *Turn (NewMatcher, NewParser, Unenforced, MinTokens, CheckBudget)
@@ -43,6 +45,39 @@
 //	               offered, text may not begin with "{" nor contain
 //	               `{"name": "`)
 //	mistral        [TOOL_CALLS][{"name": "<n>", "arguments": {…}}, …]
+//
+// # Reasoning
+//
+// A model's reasoning format (Options.Reasoning: "think" for the
+// <think>…</think> family, or "none"; DetectReasoningFormat reads it from
+// the chat template) puts a block ahead of the answer. Each request fills
+// Spec.Reasoning, a Reasoning value, from its API's fields:
+//
+//	Enabled  the model may think (Chat Completions: on unless the request
+//	         turns it off; Anthropic Messages: thinking.type "enabled";
+//	         Responses: a reasoning object)
+//	Budget   the block's text in tokens: NoBudget (-1) unbounded but for
+//	         max_tokens, 0 no thinking, N forced to close after N
+//	         (EffortBudget maps low/medium/high to 1024/4096/16384;
+//	         Anthropic's thinking.budget_tokens is a budget as it is)
+//	Prompt   ReasoningFormat.PromptState of the rendered prompt: whether
+//	         the template opened the block (then the turn starts inside
+//	         it) or closed it (then the model answers at once)
+//
+// The turn is then [open] R close sep? INNER: R is free UTF-8 text without
+// the close marker, sep up to two newlines, INNER the content or calls
+// constraint. Thinking off with a prompt that opened the block forces the
+// close first; a turn without a constraint of its own gets one when it
+// has a block (free text without the markers after it), so the block is
+// always bounded and closed. The budget is each choice's guide
+// (reasoning_guide.go): it counts the tokens inside the block and, at the
+// budget, allows only tokens that write the close marker, within the
+// matcher's FillMaskWithin, so max_tokens still leaves room for the
+// shortest answer. The parser releases the block's text as
+// EventReasoning, before any content, and drops the markers and the
+// separator; Finish.Usage.ReasoningTokens counts the block's tokens,
+// markers included. gpt-oss's harmony channels are a different layout,
+// not one of these formats: a harmony template is detected as none.
 //
 // # Special tokens
 //
@@ -68,7 +103,6 @@
 //
 // Errors are *Error with a Code and the request parameter at fault (Param,
 // in OpenAI's dotted form, which the adapters of other APIs rename).
-// Events are API-neutral: reasoning has its own kind (EventReasoning)
-// though no format produces it yet, and FinishReason says why in no API's
-// words (ReasonOf). n is an *fsm.Node; p a *Parser; t a *Turn; st a Step.
+// Events are API-neutral: reasoning has its own kind (EventReasoning),
+// and FinishReason says why in no API's words (ReasonOf). n is an *fsm.Node; p a *Parser; t a *Turn; st a Step.
 package turn

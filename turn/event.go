@@ -15,7 +15,7 @@ type EventKind uint8
 // come in order: EventCallStart, EventCallArgs fragments, EventCallEnd.
 const (
 	EventContent   EventKind = iota + 1 // Text is assistant content
-	EventReasoning                      // Text is reasoning (thinking) text; no format produces it yet
+	EventReasoning                      // Text is reasoning (thinking) text, from the turn's reasoning block
 	EventCallStart                      // call Index starts; Name is its function
 	EventCallArgs                       // Text is the next fragment of call Index's arguments (raw JSON text)
 	EventCallEnd                        // call Index is complete

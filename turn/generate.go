@@ -154,6 +154,7 @@ func SumUsage(us []*runner.Usage, perPrompt int) runner.Usage {
 		}
 		sum.CompletionTokens += u.CompletionTokens
 		sum.ForcedTokens += u.ForcedTokens
+		sum.ReasoningTokens += u.ReasoningTokens
 		sum.ConstraintTime += u.ConstraintTime
 		sum.Elapsed = max(sum.Elapsed, u.Elapsed)
 	}
@@ -191,6 +192,7 @@ func (d *Driver) Generate(ctx context.Context, req Request) (*Stream, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	chans := make([]<-chan runner.Event, n)
+	guides := make([]runner.Guide, n) // as the turn made them, for the reasoning count
 	for i := range n {
 		p := req.Sampling
 		if req.Seeded {
@@ -202,7 +204,7 @@ func (d *Driver) Generate(ctx context.Context, req Request) (*Stream, error) {
 		}
 		rr := runner.Request{Prompt: req.Prompts[i/per], Params: p, MaxTokens: req.MaxTokens, Stop: req.Stop}
 		if g := req.Turn.NewMatcher(); g != nil {
-			rr.Guide = g
+			rr.Guide, guides[i] = g, g
 			if d.WrapGuide != nil {
 				rr.Guide = d.WrapGuide(rr.Guide)
 			}
@@ -227,7 +229,7 @@ func (d *Driver) Generate(ctx context.Context, req Request) (*Stream, error) {
 	for i, ch := range chans {
 		wg.Go(func() {
 			defer release(1)
-			d.follow(ctx, &req, i, ch, out)
+			d.follow(ctx, &req, i, ch, guides[i], out)
 		})
 	}
 	go func() {
@@ -240,7 +242,7 @@ func (d *Driver) Generate(ctx context.Context, req Request) (*Stream, error) {
 // follow reads one choice's runner events to its end: text through the
 // turn's parser, logprobs when asked for, measurements to the observer,
 // steps to out. A panic here (a bug in the parser) fails this choice only.
-func (d *Driver) follow(ctx context.Context, req *Request, idx int, ch <-chan runner.Event, out chan<- Step) {
+func (d *Driver) follow(ctx context.Context, req *Request, idx int, ch <-chan runner.Event, guide runner.Guide, out chan<- Step) {
 	send := func(st Step) bool {
 		select {
 		case out <- st:
@@ -290,6 +292,7 @@ func (d *Driver) follow(ctx context.Context, req *Request, idx int, ch <-chan ru
 		evs := append(p.Feed(ev.Text), p.Close()...)
 		f := Finish{Reason: ReasonOf(ev.Finish, p.Calls()), Calls: p.Calls()}
 		if ev.Usage != nil {
+			ev.Usage.ReasoningTokens = reasoningTokens(guide)
 			f.Usage = *ev.Usage
 			if d.Observer != nil {
 				d.Observer.Finished(*ev.Usage)

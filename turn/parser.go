@@ -44,6 +44,9 @@ type Parser struct {
 	// clean drops the format's special-token markers and stray bytes that
 	// are not UTF-8 from content (see cleanEvents); a Turn's parsers do.
 	clean bool
+	// think, when set, reads the turn's reasoning block before the format
+	// sees any text (reasoning.go).
+	think *thinkReader
 }
 
 // NewParser returns a parser for format f with the vocabulary's special
@@ -73,15 +76,18 @@ func newParser(sx syntax, calls, clean bool) *Parser {
 
 // Feed adds generated text and returns the events it makes certain.
 func (p *Parser) Feed(s string) []Event {
+	ev, s := p.think.feed(s, false)
 	p.buf = append(p.buf, s...)
-	return p.cleaned(p.run(nil, false))
+	return append(ev, p.cleaned(p.run(nil, false))...)
 }
 
 // Close ends the text: held-back content is released, a call cut short (the
 // output hit its token limit) is ended with the arguments it has, and partial
 // markup is dropped.
 func (p *Parser) Close() []Event {
-	return p.cleaned(p.run(nil, true))
+	ev, s := p.think.feed("", true)
+	p.buf = append(p.buf, s...)
+	return append(ev, p.cleaned(p.run(nil, true))...)
 }
 
 func (p *Parser) cleaned(evs []Event) []Event {

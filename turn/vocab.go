@@ -99,9 +99,12 @@ func (v *Vocab) text(id TokenID) []byte {
 // keep their 0xFF-prefixed bytes so that the turn's parser sees them (and
 // cleans them from content where no call follows). The function is safe
 // for concurrent use.
-func (v *Vocab) Detokenizer(f Format) func(TokenID) []byte {
+func (v *Vocab) Detokenizer(f Format) func(TokenID) []byte { return v.detokenizer(f.Markers()) }
+
+// detokenizer is the detokenizer that keeps the special tokens among mks.
+func (v *Vocab) detokenizer(mks []string) func(TokenID) []byte {
 	markers := map[TokenID]bool{}
-	for _, mk := range f.Markers() {
+	for _, mk := range mks {
 		if !v.special[mk] {
 			continue
 		}
