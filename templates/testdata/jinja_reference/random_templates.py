@@ -49,9 +49,11 @@ FILTERS = ["length", "trim", "upper", "lower", "string", "list", "first", "last"
            "default('D')", "default('D', true)", "items", "unique", "sort", "reverse", "map('string')", "map(attribute='role')",
            "selectattr('role', 'equalto', 'user')", "rejectattr('content')", "select", "reject('none')", "title", "capitalize",
            "int", "float", "abs", "round", "sum", "min", "max", "dictsort", "indent(2)", "replace('a', 'b')", "count", "center(9)",
-           "wordcount", "trim('H ')", "batch(2)"[:0] or "e", "tojson(sort_keys=true)", "format(1)", "truncate(5)"]
+           "wordcount", "trim('H ')", "batch(2)"[:0] or "e", "tojson(sort_keys=true)", "format(1)", "truncate(5)",
+           "frob", "frob(1)"]  # frob: unknown, a compile-time error outside ifs and conditional expressions
 TESTS = ["defined", "undefined", "none", "string", "number", "integer", "float", "mapping", "iterable", "sequence", "boolean",
-         "true", "false", "odd", "even", "divisibleby 2", "equalto 7", "in [1, 7]", "callable", "lower", "upper", "sameas none"]
+         "true", "false", "odd", "even", "divisibleby 2", "equalto 7", "in [1, 7]", "callable", "lower", "upper", "sameas none",
+         "frobbed"]  # unknown, as frob
 
 def expr(d=0):
     x = expr1(d)
