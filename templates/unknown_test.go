@@ -100,6 +100,17 @@ var unknownTests = []struct {
 	{name: "undefined method chain in empty loop", tmpl: "a{% for m in [] %}{{ m.foo.bar() }}{% endfor %}b", want: "ab"},
 	{name: "undefined callable in uncalled macro", tmpl: "a{% macro m() %}{{ nope() }}{% endmacro %}b", want: "ab"},
 	{name: "raise_exception untaken", tmpl: "a{% if false %}{{ raise_exception('x') }}{% endif %}b", want: "ab"},
+	{name: "undefined callable before default", tmpl: "a{{ nope() | default('x') }}b", code: CodeRuntime, msg: "'nope' is undefined"},
+	{name: "undefined callable guarded by defined", tmpl: "a{% if nope is defined %}{{ nope() }}{% endif %}b", want: "ab"},
+	{name: "undefined callable guarded in condexpr", tmpl: "a{{ nope() if nope is defined else 'n' }}b", want: "anb"},
+	{name: "undefined stored, not called", tmpl: "a{% set f = nope %}{{ 'ok' }}b", want: "aokb"},
+	{name: "undefined stored, then called", tmpl: "a{% set f = nope %}{{ f() }}b", code: CodeRuntime, msg: "'nope' is undefined"},
+	{name: "none called", tmpl: "a{{ none() }}b", code: CodeRuntime, msg: "'NoneType' object is not callable"},
+	{name: "int called", tmpl: "a{{ x() }}b", code: CodeRuntime, msg: "'int' object is not callable"},
+	{name: "int called untaken", tmpl: "a{% if false %}{{ x() }}{% endif %}b", want: "ab"},
+	{name: "mutation untaken", tmpl: "a{{ [1].append(2) if false }}b", want: "ab"},
+	{name: "unknown filter in an untaken call", tmpl: "a{{ nope(1|frob) if false }}b", want: "ab"},
+	{name: "unknown filter in a call", tmpl: "a{{ nope(y|frob) }}b", parse: true, msg: "No filter named 'frob'."},
 }
 
 func TestUnknownFiltersAndTests(t *testing.T) {
