@@ -7,8 +7,8 @@ type ErrorCode uint8
 
 // The error codes. A caller (cmd/serve) maps CodeSyntax, CodeUnsupported and
 // CodeInput to a client error, CodeRaised to a client error carrying the
-// template's own message, and CodeRuntime/CodeBudget/CodeUnknown to the request's fault
-// (the template could not render these messages).
+// template's own message, and CodeRuntime, CodeBudget and CodeUnknown to the
+// request's fault (the template could not render these messages).
 const (
 	CodeSyntax      ErrorCode = iota + 1 // the template text does not parse
 	CodeUnsupported                      // a Jinja feature this renderer does not implement
