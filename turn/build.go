@@ -74,6 +74,10 @@ type Options struct {
 	// Format is the model's tool-call format (needed when a Spec has
 	// tools).
 	Format Format
+	// Description, when set, is the tool-call format used instead of
+	// Format's registered one (a format DetectDescription built from a
+	// template); Format then only names it.
+	Description *Description
 	// IsSpecial reports whether a marker text is a special token of the
 	// vocabulary (written 0xFF + text). nil means none is. The cache key
 	// covers it through the resolved markers.
@@ -121,6 +125,9 @@ type Result struct {
 	Calls bool
 	// Format is the tool-call format used (when Calls).
 	Format Format
+	// params says how each parameter of an ArgsParams format is written,
+	// for the parser.
+	params paramKinds
 	// think is the turn's reasoning block, nil without one.
 	think *thinkLayout
 }
@@ -174,7 +181,7 @@ func Build(spec Spec, opts Options) (*Result, error) {
 	}
 	var sx syntax
 	if len(spec.Tools) > 0 {
-		f, ok := formats[opts.Format]
+		f, ok := lookupFormat(opts)
 		if !ok {
 			return nil, &Error{Code: CodeUnknownFormat, Param: "tools", Msg: fmt.Sprintf("unknown tool-call format %q", opts.Format)}
 		}
@@ -221,6 +228,7 @@ func Build(spec Spec, opts Options) (*Result, error) {
 		}
 	}
 	res.Unenforced = b.unenforced
+	res.params = b.params
 	res.Options = grammarOptionsKey(opts.Grammar)
 	res.Key = cacheKey(spec, opts.Format, mode, sx, res.Options)
 	if err := applyReasoning(spec.Reasoning, opts, res); err != nil { // the outer layer (reasoning.go)
@@ -232,76 +240,11 @@ func Build(spec Spec, opts Options) (*Result, error) {
 type builder struct {
 	opts       Options
 	unenforced []Unenforced
+	params     paramKinds
 }
 
 // anyBytes is every byte string.
 var anyBytes = fsm.Star(fsm.ByteClass(fsm.ByteRange{Lo: 0, Hi: 0xFF}))
-
-// withoutCalls restricts text so that no call can start in it: it may not
-// contain the trigger (a special-token trigger is already impossible in UTF-8
-// text), or, for formats whose calls open the turn, it may not start like a
-// call.
-func (b *builder) withoutCalls(text *fsm.Node, sx syntax, jsonContent bool) *fsm.Node {
-	var banned []*fsm.Node
-	// No plain-text marker of the format (the trigger, a closing tag) may
-	// appear in text; special-token markers cannot appear in UTF-8 text.
-	for _, m := range sx.markerBytes {
-		if m[0] != 0xFF {
-			banned = append(banned, fsm.Cat(anyBytes, fsm.Lit(m), anyBytes))
-		}
-	}
-	if sx.Trigger == "" {
-		// The turn is calls iff it starts with Begin or a call object.
-		if jsonContent {
-			banned = append(banned, fsm.Cat(fsm.Lit(callPrefix), anyBytes))
-		} else {
-			// Text may not start like JSON, nor hold a call's start
-			// anywhere (it would read as a call that was not made).
-			banned = append(banned, fsm.Cat(fsm.Lit("{"), anyBytes), fsm.Cat(anyBytes, fsm.Lit(callPrefix), anyBytes))
-		}
-	}
-	if len(banned) == 0 {
-		return text
-	}
-	return fsm.And(text, fsm.Not(fsm.Alt(banned...)))
-}
-
-// callPrefix starts every call object; the llama3_json parser decides on it.
-const callPrefix = `{"name": "`
-
-// calls builds the calls of a turn over tools (all: the request's tools, for
-// error positions).
-func (b *builder) calls(tools, all []Tool, sx syntax, parallel bool) (*fsm.Node, error) {
-	index := map[string]int{}
-	for i, t := range all {
-		index[t.Name] = i
-	}
-	objs := make([]*fsm.Node, 0, len(tools))
-	for _, t := range tools {
-		param := fmt.Sprintf("tools[%d].function.parameters", index[t.Name])
-		schema := t.Parameters
-		if len(strings.TrimSpace(string(schema))) == 0 || strings.TrimSpace(string(schema)) == "null" {
-			schema = json.RawMessage(`{"type":"object"}`)
-		}
-		args, err := b.schema(schema, t.Strict, param, grammar.ExtrasAllowed)
-		if err != nil {
-			return nil, err
-		}
-		objs = append(objs, fsm.Cat(fsm.Lit(callPrefix+t.Name+`", "`+sx.ArgsKey+`": `), args, fsm.Lit("}")))
-	}
-	call := fsm.Cat(fsm.Lit(sx.CallOpen), fsm.Alt(objs...), fsm.Lit(sx.CallClose))
-	var seq *fsm.Node
-	if parallel {
-		seq = fsm.Cat(call, fsm.Star(fsm.Cat(fsm.Lit(sx.Sep), call)))
-	} else {
-		seq = call
-	}
-	begin := fsm.Lit(sx.Begin)
-	if sx.OptBegin {
-		begin = fsm.Opt(begin)
-	}
-	return fsm.Cat(begin, seq, fsm.Lit(sx.End)), nil
-}
 
 // output builds the content constraint, nil for free text.
 func (b *builder) output(o Output) (*fsm.Node, error) {
@@ -393,7 +336,7 @@ func cacheKey(spec Spec, f Format, mode ToolMode, sx syntax, optKey string) stri
 	w(spec.Output.Choice...)
 	if len(spec.Tools) > 0 {
 		w(fmt.Sprint(mode), spec.ToolName, fmt.Sprint(spec.Parallel), string(f))
-		w(sx.Begin, fmt.Sprint(sx.OptBegin), sx.CallOpen, sx.CallClose, sx.Sep, sx.End, sx.ArgsKey, sx.Trigger)
+		w(sx.key()...)
 		w(fmt.Sprint(len(spec.Tools)))
 		for _, t := range spec.Tools {
 			w(t.Name, fmt.Sprint(t.Strict), string(t.Parameters))

@@ -62,7 +62,7 @@ func NewCompiler(cfg CompilerConfig) (*Compiler, error) {
 	if cfg.Vocab == nil {
 		return nil, &Error{Code: CodeInvalidConfig, Msg: "a Compiler needs a vocabulary"}
 	}
-	sx, ok := formats[cfg.Format]
+	sx, ok := lookupFormat(Options{Format: cfg.Format, Description: cfg.Options.Description})
 	if !ok {
 		return nil, &Error{Code: CodeUnknownFormat, Param: "tool-call-parser", Msg: fmt.Sprintf("unknown tool-call format %q", cfg.Format)}
 	}
@@ -146,6 +146,7 @@ func (t *Turn) NewMatcher() runner.Guide {
 // unconstrained output can hold.
 func (t *Turn) NewParser() *Parser {
 	p := newParser(t.c.sx, t.res.Calls, true)
+	p.kinds = t.res.params // how ArgsParams parameters are written (format_params.go)
 	if t.res.think != nil {
 		p.think = newThinkReader(t.res.think) // the reasoning block ahead of the format (reasoning.go)
 	}

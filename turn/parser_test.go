@@ -176,7 +176,7 @@ func TestDetectFormat(t *testing.T) {
 	if _, err := ParseFormat("xml"); err == nil {
 		t.Errorf("ParseFormat(xml): no error")
 	}
-	if got := fmt.Sprint(Formats()); got != "[hermes llama3_json mistral qwen]" {
+	if got := fmt.Sprint(Formats()); got != "[deepseek_v3 deepseek_v31 glm45 harmony hermes kimi_k2 llama3_json minimax_m2 mistral qwen qwen3_coder]" {
 		t.Errorf("Formats() = %s", got)
 	}
 }

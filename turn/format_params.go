@@ -1,0 +1,280 @@
+package turn
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"conform/fsm"
+	"conform/grammar"
+)
+
+// This file builds the arguments of an ArgsParams call (Qwen3-Coder,
+// MiniMax-M2, GLM-4.5): each parameter of the tool's object schema on its
+// own, Open KEY KeyClose VALUE Close, in the order the schema's properties
+// list them, each at most once and every required one present. A
+// parameter whose schema admits only strings is written as its raw text
+// (grammar.CompileRawString), one that admits no string as JSON
+// (grammar.CompileSchema); either way the value cannot contain the Close
+// that ends it. Only declared parameters are written, whatever
+// additionalProperties says (a subset of the valid calls, never more).
+//
+// What the format cannot carry exactly is refused under strict and listed
+// in Unenforced otherwise, never dropped silently: object-level keywords
+// (minProperties, dependentRequired, allOf, …) and a parameter that may be
+// a string or another value (lenient mode writes it as JSON, quotes and
+// all). A schema that is not an object schema, a required parameter the
+// schema does not declare, and a property name the markers cannot
+// delimit are refused in both modes.
+
+// paramKind says how an ArgsParams value is written.
+type paramKind uint8
+
+// The parameter kinds.
+const (
+	paramUnknown paramKind = iota // not known to the parser: decided on the value
+	paramJSON                     // a JSON text, copied into the arguments
+	paramRaw                      // raw text, JSON-quoted into the arguments
+)
+
+// paramKinds maps tool name → parameter name → kind, for the parser.
+type paramKinds map[string]map[string]paramKind
+
+// objectKeywords are the keywords of a tool's parameters schema that a
+// per-parameter call satisfies by construction: annotations, and those
+// that only narrow which parameters are written.
+var objectKeywords = map[string]bool{
+	"type": true, "properties": true, "required": true, "additionalProperties": true,
+	"patternProperties": true, "unevaluatedProperties": true,
+	"title": true, "description": true, "$schema": true, "$id": true, "$defs": true, "definitions": true,
+	"$comment": true, "examples": true, "default": true, "strict": true, "$anchor": true,
+}
+
+// paramArgs builds the ArgsParams arguments of one tool.
+func (b *builder) paramArgs(schema json.RawMessage, strict bool, param string, sx syntax) (*fsm.Node, map[string]paramKind, error) {
+	top, order, err := decodeObject(schema)
+	if err != nil {
+		return nil, nil, &Error{Code: CodeSchema, Param: param, Msg: "the parameters of a per-parameter tool-call format must be a JSON Schema object: " + err.Error()}
+	}
+	if t, ok := top["type"]; ok && !typeIsObject(t) {
+		return nil, nil, &Error{Code: CodeSchema, Param: param, Pointer: "/type", Keyword: "type", Msg: "a per-parameter tool-call format writes an object's parameters: the schema must be an object schema"}
+	}
+	for _, k := range order {
+		if objectKeywords[k] {
+			continue
+		}
+		msg := fmt.Sprintf("keyword %s on the parameters object cannot be enforced by a per-parameter tool-call format", k)
+		if strict {
+			return nil, nil, &Error{Code: CodeSchema, Param: param, Pointer: "/" + escapePointer(k), Keyword: k, Msg: msg}
+		}
+		b.unenforced = append(b.unenforced, Unenforced{Param: param, Pointer: "/" + escapePointer(k), Keyword: k, Message: msg})
+	}
+	props, names, err := decodeObject(top["properties"])
+	if err != nil && len(top["properties"]) > 0 {
+		return nil, nil, &Error{Code: CodeSchema, Param: param, Pointer: "/properties", Keyword: "properties", Msg: "properties must be an object"}
+	}
+	var required []string
+	if r := top["required"]; len(r) > 0 {
+		if err := json.Unmarshal(r, &required); err != nil {
+			return nil, nil, &Error{Code: CodeSchema, Param: param, Pointer: "/required", Keyword: "required", Msg: "required must be an array of strings"}
+		}
+	}
+	req := map[string]bool{}
+	for _, r := range required {
+		if _, ok := props[r]; !ok {
+			return nil, nil, &Error{Code: CodeSchema, Param: param, Pointer: "/required", Keyword: "required",
+				Msg: fmt.Sprintf("required parameter %q is not among the properties: a per-parameter tool-call format writes declared parameters only", r)}
+		}
+		req[r] = true
+	}
+	defs := map[string]json.RawMessage{}
+	for _, k := range []string{"$defs", "definitions"} {
+		if v, ok := top[k]; ok {
+			defs[k] = v
+		}
+	}
+	g := b.opts.Grammar
+	g.Strictness = grammar.Lenient
+	if strict {
+		g.Strictness = grammar.Strict
+	}
+	g.Extras = grammar.ExtrasAllowed
+	kinds := map[string]paramKind{}
+	parts := make([]*fsm.Node, 0, len(names))
+	for _, name := range names {
+		ptr := "/properties/" + escapePointer(name)
+		if name == "" || strings.Index(name+sx.PKeyEnd, sx.PKeyEnd) != len(name) || strings.Contains(name, sx.PClose) || !validUTF8(name) {
+			return nil, nil, &Error{Code: CodeSchema, Param: param, Pointer: ptr, Msg: fmt.Sprintf("property name %q cannot be written between this format's parameter markers", name)}
+		}
+		sub := withDefs(props[name], defs)
+		some, only, err := grammar.StringKinds(sub, g)
+		if err != nil {
+			return nil, nil, subError(err, param, ptr)
+		}
+		var res *grammar.Result
+		switch {
+		case some && only:
+			kinds[name] = paramRaw
+			res, err = grammar.CompileRawString(sub, g)
+		case some && strict:
+			return nil, nil, &Error{Code: CodeSchema, Param: param, Pointer: ptr, Keyword: "type",
+				Msg: fmt.Sprintf("parameter %q may be a string or another value; this format writes strings raw and other values as JSON, so it cannot tell them apart: give the parameter one type", name)}
+		default:
+			if some {
+				b.unenforced = append(b.unenforced, Unenforced{Param: param, Pointer: ptr, Keyword: "type",
+					Message: fmt.Sprintf("parameter %q may be a string or another value: written as JSON (a string in quotes), though the format writes strings raw", name)})
+			}
+			kinds[name] = paramJSON
+			res, err = grammar.CompileSchema(sub, g)
+		}
+		if err != nil {
+			return nil, nil, subError(err, param, ptr)
+		}
+		for _, w := range res.Warnings {
+			b.unenforced = append(b.unenforced, Unenforced{Param: param, Pointer: subPointer(ptr, w.Pointer), Keyword: w.Keyword, Message: w.Message})
+		}
+		value := excludeClose(res.Node, sx.PClose)
+		p := fsm.Cat(fsm.Lit(sx.POpen+name+sx.PKeyEnd), value, fsm.Lit(sx.PClose))
+		if !req[name] {
+			p = fsm.Opt(p)
+		}
+		parts = append(parts, p)
+	}
+	return fsm.Cat(parts...), kinds, nil
+}
+
+// excludeClose restricts v to texts t in which close first occurs at the
+// end of t+close: t does not contain close, nor end with a prefix of close
+// that, completed by close, would hold an earlier close (close has a
+// border there, as "\n</parameter>\n" has "\n").
+func excludeClose(v *fsm.Node, close string) *fsm.Node {
+	if close == "" {
+		return v
+	}
+	banned := []*fsm.Node{fsm.Cat(anyBytes, fsm.Lit(close), anyBytes)}
+	for k := 1; k < len(close); k++ {
+		if close[k:] == close[:len(close)-k] {
+			banned = append(banned, fsm.Cat(anyBytes, fsm.Lit(close[:k])))
+		}
+	}
+	return fsm.And(v, fsm.Not(fsm.Alt(banned...)))
+}
+
+// decodeObject decodes a JSON object into its members and its keys in
+// order.
+func decodeObject(data []byte) (map[string]json.RawMessage, []string, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		if b, ok := tok.(bool); ok && b {
+			return map[string]json.RawMessage{}, nil, nil // true: any object
+		}
+		return nil, nil, errors.New("not an object")
+	}
+	out := map[string]json.RawMessage{}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		k, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, err
+		}
+		if _, dup := out[k]; !dup {
+			keys = append(keys, k)
+		}
+		out[k] = v
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, nil, err
+	}
+	return out, keys, nil
+}
+
+// typeIsObject reports whether a type keyword admits objects.
+func typeIsObject(t json.RawMessage) bool {
+	var one string
+	if json.Unmarshal(t, &one) == nil {
+		return one == "object"
+	}
+	var many []string
+	if json.Unmarshal(t, &many) == nil {
+		for _, s := range many {
+			if s == "object" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// withDefs gives a property's schema the definitions of the tool's schema,
+// so that its "#/$defs/…" references resolve in a document of its own.
+func withDefs(sub json.RawMessage, defs map[string]json.RawMessage) json.RawMessage {
+	if len(defs) == 0 {
+		return sub
+	}
+	m, keys, err := decodeObject(sub)
+	if err != nil || len(keys) == 0 && !bytes.HasPrefix(bytes.TrimSpace(sub), []byte("{")) {
+		return sub
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	first := true
+	add := func(k string, v json.RawMessage) {
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	for _, k := range keys {
+		add(k, m[k])
+	}
+	for _, k := range []string{"$defs", "definitions"} {
+		if _, own := m[k]; !own && defs[k] != nil {
+			add(k, defs[k])
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// subError places a grammar error of a property's schema in the tool's.
+func subError(err error, param, ptr string) error {
+	e := grammarError(err, param)
+	var te *Error
+	if errors.As(e, &te) {
+		te.Pointer = subPointer(ptr, te.Pointer)
+	}
+	return e
+}
+
+// subPointer is the pointer p of a property's own document, in the tool's
+// schema (references into the shared definitions stay as they are).
+func subPointer(prop, p string) string {
+	if strings.HasPrefix(p, "/$defs/") || strings.HasPrefix(p, "/definitions/") {
+		return p
+	}
+	return prop + p
+}
+
+// escapePointer escapes one JSON Pointer token (RFC 6901).
+func escapePointer(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+func validUTF8(s string) bool {
+	return strings.ToValidUTF8(s, "\x00") == s && !strings.ContainsRune(s, 0)
+}
