@@ -72,7 +72,13 @@ func anthropicType(status int) string {
 // anthropicEnvelope is Anthropic's error body for ae: the classification
 // is toAPIError's, only the envelope differs.
 func anthropicEnvelope(ae *apiError) AnthError {
-	return AnthError{Type: "error", Error: AnthErrorDetail{Type: anthropicType(ae.Status), Message: ae.Msg}}
+	msg := ae.Msg
+	if ae.Code == "context_length_exceeded" {
+		// Anthropic's wording, which Claude Code reads to compact the
+		// conversation.
+		msg = "prompt is too long: " + msg
+	}
+	return AnthError{Type: "error", Error: AnthErrorDetail{Type: anthropicType(ae.Status), Message: msg}}
 }
 
 // renderAnthropicError is renderError with Anthropic's envelope.

@@ -152,10 +152,14 @@ func newTestServer(t testing.TB, cfg Config, tmpl string) *testServer {
 	if tmpl == "" {
 		tmpl = DemoTemplate
 	}
+	ctxSize := 4096
+	if cfg.CtxSize > 0 {
+		ctxSize = cfg.CtxSize
+	}
 	v := fakeVocab()
 	eng := &fakeEngine{width: v.Width, eos: int(v.EOS[0]), rng: rand.New(rand.NewPCG(1, 2))}
 	m, err := NewModel(ModelSpec{Name: "fake", Vocab: v, Template: tmpl, TemplateFrom: "test", Parser: cfg.ToolCallParser,
-		Tokenize: fakeTokenize(v), Engine: eng, Runner: runner.Config{Slots: cfg.Parallel, ContextSize: 4096}, Info: "fake engine"})
+		Tokenize: fakeTokenize(v), Engine: eng, Runner: runner.Config{Slots: cfg.Parallel, ContextSize: ctxSize}, Info: "fake engine"})
 	if err != nil {
 		t.Fatalf("NewModel: %v", err)
 	}

@@ -131,33 +131,40 @@ func respEvents(t *testing.T, st interface {
 // final response: created and in_progress first; sequence numbers 0, 1, …;
 // each item added, then its parts and deltas, then done, before the next
 // starts; the deltas spell what the .done events and the final response
-// say; completed or incomplete last.
+// say; completed or incomplete last. It returns nil after an error that
+// leaves nothing to check further (it reports with Errorf, so that
+// goroutines may call it).
 func checkRespStream(t *testing.T, evs []responses.ResponseStreamEventUnion) *responses.Response {
 	t.Helper()
 	if len(evs) < 3 || evs[0].Type != "response.created" || evs[1].Type != "response.in_progress" {
-		t.Fatalf("stream starts %v", respTypes(evs))
+		t.Errorf("stream starts %v", respTypes(evs))
+		return nil
 	}
 	last := evs[len(evs)-1]
 	if last.Type != "response.completed" && last.Type != "response.incomplete" {
-		t.Fatalf("stream ends %v", respTypes(evs))
+		t.Errorf("stream ends %v", respTypes(evs))
+		return nil
 	}
 	open := -1
 	var text strings.Builder
 	var items []string // each item's final text or arguments, from its deltas
 	for i, e := range evs {
 		if e.SequenceNumber != int64(i) {
-			t.Fatalf("event %d has sequence_number %d", i, e.SequenceNumber)
+			t.Errorf("event %d has sequence_number %d", i, e.SequenceNumber)
+			return nil
 		}
 		switch e.Type {
 		case "response.output_item.added":
 			if open >= 0 || int(e.OutputIndex) != len(items) {
-				t.Fatalf("%v: item %d added at %d", respTypes(evs), e.OutputIndex, i)
+				t.Errorf("%v: item %d added at %d", respTypes(evs), e.OutputIndex, i)
+				return nil
 			}
 			open = int(e.OutputIndex)
 			text.Reset()
 		case "response.output_text.delta", "response.function_call_arguments.delta", "response.reasoning_text.delta":
 			if int(e.OutputIndex) != open {
-				t.Fatalf("%v: delta of item %d while %d is open", respTypes(evs), e.OutputIndex, open)
+				t.Errorf("%v: delta of item %d while %d is open", respTypes(evs), e.OutputIndex, open)
+				return nil
 			}
 			text.WriteString(e.Delta)
 		case "response.output_text.done", "response.reasoning_text.done":
@@ -170,29 +177,35 @@ func checkRespStream(t *testing.T, evs []responses.ResponseStreamEventUnion) *re
 			}
 		case "response.output_item.done":
 			if int(e.OutputIndex) != open {
-				t.Fatalf("%v: item %d done while %d is open", respTypes(evs), e.OutputIndex, open)
+				t.Errorf("%v: item %d done while %d is open", respTypes(evs), e.OutputIndex, open)
+				return nil
 			}
 			items = append(items, text.String())
 			open = -1
 		case "response.content_part.added", "response.content_part.done":
 			if int(e.OutputIndex) != open {
-				t.Fatalf("%v: part of item %d while %d is open", respTypes(evs), e.OutputIndex, open)
+				t.Errorf("%v: part of item %d while %d is open", respTypes(evs), e.OutputIndex, open)
+				return nil
 			}
 		case "response.created", "response.in_progress":
 			if i > 1 {
-				t.Fatalf("%s at %d", e.Type, i)
+				t.Errorf("%s at %d", e.Type, i)
+				return nil
 			}
 		case "response.completed", "response.incomplete":
 			if i != len(evs)-1 {
-				t.Fatalf("%s at %d of %d", e.Type, i, len(evs))
+				t.Errorf("%s at %d of %d", e.Type, i, len(evs))
+				return nil
 			}
 		default:
-			t.Fatalf("unexpected event %q", e.Type)
+			t.Errorf("unexpected event %q", e.Type)
+			return nil
 		}
 	}
 	final := last.Response
 	if len(final.Output) != len(items) {
-		t.Fatalf("final response has %d items, the stream %d", len(final.Output), len(items))
+		t.Errorf("final response has %d items, the stream %d", len(final.Output), len(items))
+		return nil
 	}
 	for k, it := range final.Output {
 		var got string
@@ -235,6 +248,9 @@ func TestResponsesStream(t *testing.T) {
 					p.MaxOutputTokens = openai.Int(120)
 				}))
 				final := checkRespStream(t, respEvents(t, st))
+				if final == nil {
+					return
+				}
 				names, _ := checkRespOutput(t, final)
 				switch {
 				case tc.name == "text" && len(names) != 0:
@@ -346,7 +362,9 @@ func TestResponsesJSONSchema(t *testing.T) {
 			})
 			var r *responses.Response
 			if stream {
-				r = checkRespStream(t, respEvents(t, cl.Responses.NewStreaming(context.Background(), p)))
+				if r = checkRespStream(t, respEvents(t, cl.Responses.NewStreaming(context.Background(), p))); r == nil {
+					return
+				}
 			} else {
 				var err error
 				if r, err = cl.Responses.New(context.Background(), p); err != nil {

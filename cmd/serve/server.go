@@ -66,6 +66,8 @@ func NewServer(cfg Config, log *slog.Logger) *Server {
 	e.RedirectTrailingSlash = false
 	e.Use(s.edge)
 	e.GET("/health", s.health)
+	// Claude Code probes the base URL with HEAD / at startup.
+	e.HEAD("/", func(c *gin.Context) { c.Status(http.StatusOK) })
 	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
 	v1 := e.Group("/v1", s.auth)
 	v1.GET("/models", s.handle(s.models))

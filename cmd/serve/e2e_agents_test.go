@@ -1,0 +1,259 @@
+//go:build cgo
+
+package main
+
+// End-to-end runs of the Messages and Responses APIs: the real server on a
+// loopback port with the --demo model through llama.cpp, driven by the
+// official SDKs (anthropic-sdk-go/v2, openai-go/v3 Responses) with 200
+// randomized requests each at temperature 1, half of them streamed, under
+// both tool-call formats of the demo templates. Every tool input,
+// function-call arguments and JSON answer that completed validates against
+// its schema.
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+const e2eAgentRequests = 200
+
+// e2eCount tallies one randomized run.
+type e2eCount struct {
+	mu                        sync.Mutex
+	requests, complete, calls int
+	answers                   int // JSON answers validated
+}
+
+func (c *e2eCount) log(t *testing.T, api string, start time.Time) {
+	t.Logf("%s: %d requests in %s: %d complete, %d calls and %d JSON answers validated", api, c.requests, time.Since(start).Round(time.Millisecond), c.complete, c.calls, c.answers)
+	if c.calls+c.answers < c.requests/4 {
+		t.Errorf("%s: only %d calls and %d answers validated across %d requests", api, c.calls, c.answers, c.requests)
+	}
+}
+
+// runRandom runs n requests, four at a time, each with its own rng.
+func runRandom(n int, f func(i int, rng *rand.Rand)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f(i, rand.New(rand.NewPCG(uint64(i), 7)))
+		}()
+	}
+	wg.Wait()
+}
+
+func e2eAnthTools() []anthropic.ToolUnionParam {
+	var w, tm anthropic.ToolInputSchemaParam
+	b, _ := json.Marshal(e2eWeather)
+	_ = json.Unmarshal(b, &w)
+	b, _ = json.Marshal(e2eTime)
+	_ = json.Unmarshal(b, &tm)
+	return []anthropic.ToolUnionParam{
+		{OfTool: &anthropic.ToolParam{Name: "get_weather", Description: anthropic.String("weather"), InputSchema: w, Strict: anthropic.Bool(true)}},
+		{OfTool: &anthropic.ToolParam{Name: "get_time", InputSchema: tm}},
+	}
+}
+
+func validateCall(t *testing.T, schemas map[string]*jsonschema.Schema, i int, name, args string) {
+	t.Helper()
+	sch := schemas[name]
+	if sch == nil {
+		t.Errorf("request %d: call of %q", i, name)
+		return
+	}
+	validate(t, sch, args)
+}
+
+func TestE2EMessagesRandom(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{{"hermes", nil}, {"llama3_json", []string{"--chat-template", writeTemplate(t, llama31Template)}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startE2E(t, tc.args...)
+			cl := anthropic.NewClient(aoption.WithBaseURL(s.url), aoption.WithAPIKey("unused"), aoption.WithMaxRetries(0))
+			schemas := e2eSchemas(t)
+			// The SDK's params have no temperature field: it goes as JSON.
+			temp1 := aoption.WithJSONSet("temperature", 1)
+			var c e2eCount
+			start := time.Now()
+			runRandom(e2eAgentRequests/2, func(i int, rng *rand.Rand) {
+				p := anthropic.MessageNewParams{Model: "demo", MaxTokens: int64(64 + rng.IntN(64)), Tools: e2eAnthTools(),
+					Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Call a tool."))}}
+				switch rng.IntN(4) {
+				case 0:
+					p.ToolChoice = anthropic.ToolChoiceUnionParam{OfAny: &anthropic.ToolChoiceAnyParam{DisableParallelToolUse: anthropic.Bool(rng.IntN(2) == 0)}}
+				case 1:
+					p.ToolChoice = anthropic.ToolChoiceParamOfTool([]string{"get_weather", "get_time"}[rng.IntN(2)])
+				case 2:
+					p.ToolChoice = anthropic.ToolChoiceUnionParam{OfAuto: &anthropic.ToolChoiceAutoParam{}}
+				case 3:
+					p.ToolChoice = anthropic.ToolChoiceUnionParam{OfNone: &anthropic.ToolChoiceNoneParam{}}
+				}
+				var msg anthropic.Message
+				if rng.IntN(2) == 0 {
+					st := cl.Messages.NewStreaming(context.Background(), p, temp1)
+					for st.Next() {
+						if err := msg.Accumulate(st.Current()); err != nil {
+							t.Errorf("request %d: accumulate: %v", i, err)
+							return
+						}
+					}
+					if err := st.Err(); err != nil {
+						t.Errorf("request %d (stream): %v", i, err)
+						return
+					}
+				} else {
+					r, err := cl.Messages.New(context.Background(), p, temp1)
+					if err != nil {
+						t.Errorf("request %d: %v", i, err)
+						return
+					}
+					msg = *r
+				}
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				c.requests++
+				if msg.StopReason == "max_tokens" {
+					return
+				}
+				c.complete++
+				for _, b := range msg.Content {
+					if b.Type == "tool_use" {
+						c.calls++
+						validateCall(t, schemas, i, b.Name, string(b.Input))
+					}
+				}
+				if p.ToolChoice.OfAny != nil || p.ToolChoice.OfTool != nil {
+					if msg.StopReason != "tool_use" {
+						t.Errorf("request %d: tool_choice forces a call, stop_reason %q", i, msg.StopReason)
+					}
+				}
+			})
+			c.log(t, "messages/"+tc.name, start)
+		})
+	}
+}
+
+func TestE2EResponsesRandom(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{{"hermes", nil}, {"llama3_json", []string{"--chat-template", writeTemplate(t, llama31Template)}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startE2E(t, tc.args...)
+			cl := s.client
+			schemas := e2eSchemas(t)
+			weather := compileSchema(t, mustJSON(e2eWeather))
+			var c e2eCount
+			start := time.Now()
+			runRandom(e2eAgentRequests/2, func(i int, rng *rand.Rand) {
+				p := responses.ResponseNewParams{Model: "demo", MaxOutputTokens: openai.Int(int64(64 + rng.IntN(64))), Temperature: openai.Float(1),
+					Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("Call a tool.")}}
+				tools := []responses.ToolUnionParam{
+					{OfFunction: &responses.FunctionToolParam{Name: "get_weather", Parameters: e2eWeather, Strict: openai.Bool(true)}},
+					{OfFunction: &responses.FunctionToolParam{Name: "get_time", Parameters: e2eTime, Strict: openai.Bool(false)}},
+				}
+				mode := rng.IntN(5)
+				forced := false
+				switch mode {
+				case 0:
+					p.Tools, forced = tools, true
+					p.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfToolChoiceMode: openai.Opt(responses.ToolChoiceOptionsRequired)}
+					p.ParallelToolCalls = openai.Bool(rng.IntN(2) == 0)
+				case 1:
+					p.Tools, forced = tools, true
+					p.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfFunctionTool: &responses.ToolChoiceFunctionParam{Name: []string{"get_weather", "get_time"}[rng.IntN(2)]}}
+				case 2:
+					p.Tools, forced = tools, true
+					p.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfAllowedTools: &responses.ToolChoiceAllowedParam{Mode: responses.ToolChoiceAllowedModeRequired,
+						Tools: []map[string]any{{"type": "function", "name": "get_time"}}}}
+				case 3:
+					p.Tools = tools
+					p.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfToolChoiceMode: openai.Opt(responses.ToolChoiceOptionsAuto)}
+				case 4:
+					f := responses.ResponseFormatTextConfigParamOfJSONSchema("weather", e2eWeather)
+					f.OfJSONSchema.Strict = openai.Bool(true)
+					p.Text = responses.ResponseTextConfigParam{Format: f}
+				}
+				var r *responses.Response
+				if rng.IntN(2) == 0 {
+					st := cl.Responses.NewStreaming(context.Background(), p)
+					var evs []responses.ResponseStreamEventUnion
+					for st.Next() {
+						evs = append(evs, st.Current())
+					}
+					if err := st.Err(); err != nil {
+						t.Errorf("request %d (stream): %v", i, err)
+						return
+					}
+					if r = checkRespStream(t, evs); r == nil {
+						return
+					}
+				} else {
+					var err error
+					if r, err = cl.Responses.New(context.Background(), p); err != nil {
+						t.Errorf("request %d: %v", i, err)
+						return
+					}
+				}
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				c.requests++
+				if r.Status != "completed" {
+					if r.Status != "incomplete" || r.IncompleteDetails.Reason != "max_output_tokens" {
+						t.Errorf("request %d: status %q %+v", i, r.Status, r.IncompleteDetails)
+					}
+					return
+				}
+				c.complete++
+				var text strings.Builder
+				calls := 0
+				for _, it := range r.Output {
+					switch it.Type {
+					case "function_call":
+						calls++
+						c.calls++
+						validateCall(t, schemas, i, it.Name, it.Arguments.OfString)
+						if mode == 2 && it.Name != "get_time" {
+							t.Errorf("request %d: allowed_tools get_time, called %q", i, it.Name)
+						}
+					case "message":
+						text.WriteString(it.Content[0].Text)
+					}
+				}
+				if forced && calls == 0 {
+					t.Errorf("request %d: tool_choice forces a call, none made", i)
+				}
+				if mode == 4 {
+					c.answers++
+					validate(t, weather, text.String())
+				}
+			})
+			c.log(t, "responses/"+tc.name, start)
+		})
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
