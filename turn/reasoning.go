@@ -155,6 +155,10 @@ const NoBudget = -1
 // (reasoning) adapters each fill one into Spec.Reasoning. The zero value
 // is no thinking.
 type Reasoning struct {
+	// Format is the model's reasoning format when the Compiler was not
+	// given one (Options.Reasoning wins when it is set); "" means the
+	// Compiler's.
+	Format ReasoningFormat
 	// Enabled lets the model think before it answers (when the model's
 	// reasoning format is not "none").
 	Enabled bool
@@ -203,6 +207,9 @@ type thinkLayout struct {
 // comment). It leaves res as it is when the turn has no block.
 func applyReasoning(r Reasoning, opts Options, res *Result) error {
 	f := opts.Reasoning
+	if f == "" {
+		f = r.Format
+	}
 	if f == "" || f == ReasoningNone {
 		return nil
 	}

@@ -36,15 +36,32 @@ func (s *Server) chat(c *gin.Context) error {
 	return s.generate(ctx, m, j.Gen.request(t, [][]runner.TokenID{prompt}, t0, chatMaxParam(&req), "messages"), chatSink(c, m.Model, t, j.Gen))
 }
 
-// chatTurn compiles j's turn and renders and tokenizes its conversation
-// through the chat template: what every endpoint that takes a conversation
-// (chat completions, Messages) does before generating.
+// chatTurn compiles j's turn, renders its conversation through the chat
+// template and tokenizes it: what every endpoint that takes a conversation
+// (chat completions, Messages, Responses) does before generating. The
+// turn's reasoning block depends on how the rendered prompt leaves it
+// (chatThinking.reasoning): the turn is compiled first as if the prompt
+// left the block to the model, so that a request's schema errors come
+// before its template's, and compiled again (a cache hit after the first
+// such request) when the template opened or closed the block.
 func (s *Server) chatTurn(ctx context.Context, c *gin.Context, m *served, j *chatJob) (*turn.Turn, []runner.TokenID, error) {
+	f, budget := m.Model.Reasoning, s.cfg.ReasoningBudget
+	j.Spec.Reasoning = j.Thinking.reasoning(f, budget, "")
 	t, err := s.compile(ctx, c, m, j.Spec)
 	if err != nil {
 		return nil, nil, err
 	}
-	prompt, err := chatPrompt(m.Model, j, s.cfg.Limits())
+	text, err := renderChat(m.Model, j, s.cfg.Limits())
+	if err != nil {
+		return nil, nil, err
+	}
+	if r := j.Thinking.reasoning(f, budget, text); r != j.Spec.Reasoning {
+		j.Spec.Reasoning = r
+		if t, err = s.compile(ctx, c, m, j.Spec); err != nil {
+			return nil, nil, err
+		}
+	}
+	prompt, err := m.Tokenize(text)
 	if err != nil {
 		return nil, nil, err
 	}

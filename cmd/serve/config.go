@@ -37,22 +37,29 @@ type Config struct {
 	NGPULayers      int
 	ChatTemplate    string // --chat-template FILE
 	ToolCallParser  string // auto | hermes | qwen | llama3_json | mistral
+	// ReasoningFormat is --reasoning-format: auto (from the chat
+	// template), none or think.
+	ReasoningFormat string
+	// ReasoningBudget is --reasoning-budget: the tokens a reasoning block
+	// may take when a request sets no budget; -1 is no limit but the
+	// request's max tokens, 0 no thinking.
+	ReasoningBudget int
 	PropertyOrder   string // schema | any: the order of object properties constrained output may take
 	APIKey          string // never logged
 	MaxQueue        int    // requests waiting beyond the busy slots before 429
 	MaxBodyBytes    int64
 	// The per-request input limits (see Limits): each is checked before the
 	// step it protects and refused with a 400 that names its flag.
-	MaxMessages     int // --max-messages
-	MaxTools        int // --max-tools
-	MaxPromptBytes  int // --max-prompt-bytes
-	MaxSchemaBytes  int // --max-schema-bytes
-	MaxSchemaDepth  int // --max-schema-depth
+	MaxMessages    int // --max-messages
+	MaxTools       int // --max-tools
+	MaxPromptBytes int // --max-prompt-bytes
+	MaxSchemaBytes int // --max-schema-bytes
+	MaxSchemaDepth int // --max-schema-depth
 	// DefaultMaxOutput caps the output of a Responses request that sets no
 	// max_output_tokens (--default-max-output-tokens).
 	DefaultMaxOutput int
-	LogLevel        string
-	ShutdownTimeout time.Duration
+	LogLevel         string
+	ShutdownTimeout  time.Duration
 }
 
 // errHelp is returned when -h or --help was asked (usage already printed).
@@ -69,7 +76,7 @@ func envName(flagName string) string {
 func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Config, error) {
 	c := Config{
 		Host: "127.0.0.1", Port: 8080, CtxSize: 8192, Parallel: 4, NGPULayers: 0,
-		ToolCallParser: "auto", PropertyOrder: "schema", MaxQueue: 64, MaxBodyBytes: 8 << 20, LogLevel: "info",
+		ToolCallParser: "auto", ReasoningFormat: "auto", ReasoningBudget: turn.NoBudget, PropertyOrder: "schema", MaxQueue: 64, MaxBodyBytes: 8 << 20, LogLevel: "info",
 		ShutdownTimeout: 10 * time.Second,
 		MaxMessages:     DefaultMaxMessages, MaxTools: DefaultMaxTools, MaxPromptBytes: DefaultMaxPromptBytes,
 		MaxSchemaBytes: DefaultMaxSchemaBytes, MaxSchemaDepth: DefaultMaxSchemaDepth, DefaultMaxOutput: DefaultMaxOutputTokens,
@@ -91,6 +98,8 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Co
 	fs.IntVar(&c.NGPULayers, "n-gpu-layers", c.NGPULayers, "layers offloaded to the GPU (-1: all)")
 	fs.StringVar(&c.ChatTemplate, "chat-template", c.ChatTemplate, "Jinja chat template file (default: the model's)")
 	fs.StringVar(&c.ToolCallParser, "tool-call-parser", c.ToolCallParser, "tool-call format: auto, hermes, qwen, llama3_json, mistral")
+	fs.StringVar(&c.ReasoningFormat, "reasoning-format", c.ReasoningFormat, "reasoning (thinking) format: auto (from the chat template), none or think")
+	fs.IntVar(&c.ReasoningBudget, "reasoning-budget", c.ReasoningBudget, "tokens a reasoning block may take when a request sets no thinking_token_budget (-1: no limit but max_tokens; 0: no thinking)")
 	fs.StringVar(&c.PropertyOrder, "property-order", c.PropertyOrder, "object properties in constrained output: schema (the schema's order, as OpenAI does) or any (any order, each at most once)")
 	fs.StringVar(&c.APIKey, "api-key", c.APIKey, "require this bearer token on /v1 endpoints")
 	fs.IntVar(&c.MaxQueue, "max-queue", c.MaxQueue, "requests allowed to wait for a slot; more get 429")
@@ -193,6 +202,14 @@ func (c *Config) validate() error {
 			return fmt.Errorf("--tool-call-parser %q: want auto, hermes, qwen, llama3_json or mistral", c.ToolCallParser)
 		}
 	}
+	if c.ReasoningFormat != "auto" {
+		if _, err := turn.ParseReasoningFormat(c.ReasoningFormat); err != nil {
+			return fmt.Errorf("--reasoning-format %q: want auto, none or think", c.ReasoningFormat)
+		}
+	}
+	if c.ReasoningBudget < -1 {
+		return fmt.Errorf("--reasoning-budget %d: want -1 (no limit), 0 (no thinking) or a token count", c.ReasoningBudget)
+	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
@@ -240,4 +257,19 @@ func (c Config) defaultMaxOutput() int {
 func (c Config) Limits() Limits {
 	return Limits{MaxMessages: c.MaxMessages, MaxTools: c.MaxTools, MaxPromptBytes: c.MaxPromptBytes,
 		MaxSchemaBytes: c.MaxSchemaBytes, MaxSchemaDepth: c.MaxSchemaDepth}
+}
+
+// pickReasoning returns the reasoning format of a model for the
+// --reasoning-format flag ("auto" or "" detect it from the chat
+// template) and how it was chosen: "flag", "detected" or "default" (none,
+// when the template shows no reasoning).
+func pickReasoning(flag, template string) (turn.ReasoningFormat, string, error) {
+	if flag != "" && flag != "auto" {
+		f, err := turn.ParseReasoningFormat(flag)
+		return f, "flag", err
+	}
+	if f, ok := turn.DetectReasoningFormat(template); ok {
+		return f, "detected", nil
+	}
+	return turn.ReasoningNone, "default", nil
 }

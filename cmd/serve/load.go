@@ -206,7 +206,7 @@ func loadModel(ctx context.Context, cfg Config, log *slog.Logger, progress io.Wr
 		threads = fmt.Sprint(cfg.Threads)
 	}
 	info += fmt.Sprintf(", threads %s, GPU layers %d, %s", threads, cfg.NGPULayers, cpuInfo)
-	m, err := NewModel(ModelSpec{Name: name, Vocab: vocab, EOS: eng.EOS(), Template: tmpl, TemplateFrom: tmplFrom, Parser: cfg.ToolCallParser,
+	m, err := NewModel(ModelSpec{Name: name, Vocab: vocab, EOS: eng.EOS(), Template: tmpl, TemplateFrom: tmplFrom, Parser: cfg.ToolCallParser, Reasoning: cfg.ReasoningFormat,
 		Tokenize: tokenize, Engine: eng, Runner: eng.RunnerConfig(), Info: info})
 	if err != nil {
 		eng.Close()

@@ -25,6 +25,11 @@ type Model struct {
 	Format         turn.Format
 	// FormatSource says how Format was chosen: "flag", "detected" or "default".
 	FormatSource string
+	// Reasoning is the model's reasoning format (none when its template
+	// shows none), ReasoningSource how it was chosen ("flag", "detected"
+	// or "default").
+	Reasoning       turn.ReasoningFormat
+	ReasoningSource string
 	// Tokenize turns a rendered prompt into tokens, special-token text
 	// included.
 	Tokenize func(text string) ([]runner.TokenID, error)
@@ -49,6 +54,7 @@ type ModelSpec struct {
 	Template     string
 	TemplateFrom string
 	Parser       string // --tool-call-parser: "auto" or a format name
+	Reasoning    string // --reasoning-format: "auto" (or "") or a format name
 	Tokenize     func(text string) ([]runner.TokenID, error)
 	Engine       runner.Engine
 	Runner       runner.Config // Detokenize and EOS are set here
@@ -84,13 +90,16 @@ func NewModel(s ModelSpec) (*Model, error) {
 		}
 		m.Format, m.FormatSource = f, "flag"
 	}
+	if m.Reasoning, m.ReasoningSource, err = pickReasoning(s.Reasoning, s.Template); err != nil {
+		return nil, err
+	}
 	m.BOS = m.Tokens.Text(s.Vocab.BOS)
 	if len(eos) > 0 {
 		m.EOS = m.Tokens.Text(eos[0])
 	}
 	cfg := s.Runner
 	cfg.EOS = eos
-	cfg.Detokenize = m.Tokens.Detokenizer(m.Format)
+	cfg.Detokenize = m.Tokens.DetokenizerWith(m.Format, m.Reasoning)
 	m.MaxTokenBytes = m.Tokens.MaxTokenBytes()
 	m.Slots = cfg.Slots
 	m.Context = cfg.ContextSize
@@ -105,6 +114,6 @@ func (m *Model) Run(ctx context.Context) error { return m.Runner.Run(ctx) }
 
 // Summary is the one-line startup description.
 func (m *Model) Summary() string {
-	return fmt.Sprintf("model %q: %s; vocabulary %d tokens; context %d tokens x %d slots; chat template: %s; tool-call format: %s (%s)",
-		m.Name, m.Info, len(m.Vocab.Tokens), m.Context, m.Slots, m.TemplateSource, m.Format, m.FormatSource)
+	return fmt.Sprintf("model %q: %s; vocabulary %d tokens; context %d tokens x %d slots; chat template: %s; tool-call format: %s (%s); reasoning format: %s (%s)",
+		m.Name, m.Info, len(m.Vocab.Tokens), m.Context, m.Slots, m.TemplateSource, m.Format, m.FormatSource, m.Reasoning, m.ReasoningSource)
 }

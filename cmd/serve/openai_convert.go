@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"sort"
 	"strconv"
 	"time"
 
@@ -69,8 +70,105 @@ type chatJob struct {
 	Model    string
 	Messages templates.Value // a *templates.List of message dicts
 	Tools    templates.Value // a *templates.List of tool dicts, or nil
+	// TemplateVars are further template variables (chat_template_kwargs,
+	// reasoning_effort); nil means none.
+	TemplateVars map[string]templates.Value
+	// Thinking is what the request says of the model's reasoning;
+	// chatTurn makes Spec.Reasoning of it once the prompt is rendered.
+	Thinking chatThinking
 	Spec     turn.Spec
 	Gen      genParams
+}
+
+// chatThinking is what a request says of the model's thinking before its
+// prompt is rendered. The zero value is the server's default: thinking as
+// the chat template has it (Qwen3 thinks unless told not to, DeepSeek-V3.1
+// only when told to), within --reasoning-budget. The Messages and
+// Responses converters fill it from their APIs' thinking and reasoning
+// fields.
+type chatThinking struct {
+	// Off: the request turned thinking off (chat_template_kwargs
+	// enable_thinking or thinking false, a budget of 0, effort none).
+	Off bool
+	// Budget is the request's budget of the block in tokens; nil means
+	// the server's --reasoning-budget.
+	Budget *int
+}
+
+// reasoning is the turn's Reasoning for a model of reasoning format f, the
+// server's default budget, and the rendered prompt (whose tail says
+// whether the template opened or closed the block).
+func (th chatThinking) reasoning(f turn.ReasoningFormat, serverBudget int, prompt string) turn.Reasoning {
+	r := turn.Reasoning{Format: f, Enabled: !th.Off, Budget: serverBudget, Prompt: f.PromptState(prompt)}
+	if th.Budget != nil {
+		r.Budget = *th.Budget
+	}
+	return r
+}
+
+// reservedTemplateVars are the template variables a request's
+// chat_template_kwargs may not set: the server binds them.
+var reservedTemplateVars = map[string]bool{"messages": true, "tools": true, "documents": true, "add_generation_prompt": true, "bos_token": true, "eos_token": true}
+
+// thinkingOf reads the reasoning fields of a chat request: the template
+// variables of chat_template_kwargs (reasoning_effort added as one unless
+// the kwargs set it; enable_thinking false added when the request turns
+// thinking off and the kwargs do not say), and the thinking settings.
+// thinking_token_budget wins over the budget of reasoning_effort.
+func thinkingOf(kwargs map[string]json.RawMessage, effort *string, budget *int) (chatThinking, map[string]templates.Value, error) {
+	var th chatThinking
+	var vars map[string]templates.Value
+	set := func(k string, v templates.Value) {
+		if vars == nil {
+			vars = map[string]templates.Value{}
+		}
+		vars[k] = v
+	}
+	keys := make([]string, 0, len(kwargs))
+	for k := range kwargs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p := "chat_template_kwargs." + clipText(k, 64)
+		if reservedTemplateVars[k] {
+			return th, nil, badParam(p, fmt.Sprintf("chat_template_kwargs may not set %q: the server binds it from the request", k))
+		}
+		v, err := templates.DecodeJSON(kwargs[k])
+		if err != nil {
+			return th, nil, badParam(p, "the value could not be read for the chat template: "+err.Error())
+		}
+		set(k, v)
+		if (k == "enable_thinking" || k == "thinking") && string(bytes.TrimSpace(kwargs[k])) == "false" {
+			th.Off = true
+		}
+	}
+	if effort != nil {
+		b, ok := turn.EffortBudget(*effort)
+		if !ok {
+			return th, nil, badParam("reasoning_effort", fmt.Sprintf("reasoning_effort %q: want none, minimal, low, medium or high", clipText(*effort, 32)))
+		}
+		th.Budget = &b
+		if _, given := kwargs["reasoning_effort"]; !given {
+			set("reasoning_effort", templates.Str(*effort))
+		}
+	}
+	if budget != nil {
+		if *budget < -1 {
+			return th, nil, badParam("thinking_token_budget", "thinking_token_budget must be -1 (no limit), 0 (no thinking) or a token count")
+		}
+		b := *budget
+		th.Budget = &b
+	}
+	if th.Budget != nil && *th.Budget == 0 {
+		th.Off = true
+	}
+	if _, given := kwargs["enable_thinking"]; th.Off && !given {
+		// Hybrid templates (Qwen3) then render the closed block the
+		// model expects when it does not think.
+		set("enable_thinking", templates.Bool(false))
+	}
+	return th, vars, nil
 }
 
 // FromChatRequest validates r against the API and lim and converts it.
@@ -101,6 +199,9 @@ func FromChatRequest(r *ChatRequest, lim Limits) (*chatJob, error) {
 		return nil, err
 	}
 	j.Messages = msgs
+	if j.Thinking, j.TemplateVars, err = thinkingOf(r.ChatTemplateKwargs, r.ReasoningEffort, r.ThinkingTokenBudget); err != nil {
+		return nil, err
+	}
 	if j.Tools, err = chatTools(r.Tools, lim, &j.Spec); err != nil {
 		return nil, err
 	}

@@ -34,7 +34,6 @@ var refusedFields = map[string]string{
 	"function_call":             "the legacy function_call parameter is not supported: send tool_choice",
 	"audio":                     "audio output is not supported (text only)",
 	"web_search_options":        "web search is not supported",
-	"reasoning_effort":          "reasoning_effort is not supported: the model is not served as a reasoning model",
 	"verbosity":                 "verbosity is not supported",
 	"guided_grammar":            "guided_grammar (a context-free grammar) is not supported; the constraint kinds are guided_json, guided_regex and guided_choice",
 	"guided_whitespace_pattern": "guided_whitespace_pattern is not supported: the whitespace JSON output may take is bounded by the server",

@@ -42,8 +42,12 @@ func openAIReason(r turn.FinishReason) string {
 
 // ToUsage converts a request's usage (turn.SumUsage over its choices).
 func ToUsage(u runner.Usage) *Usage {
-	return &Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.PromptTokens + u.CompletionTokens,
+	out := &Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.PromptTokens + u.CompletionTokens,
 		PromptTokensDetails: &PromptTokensDetails{CachedTokens: u.CachedTokens}}
+	if u.ReasoningTokens > 0 {
+		out.CompletionTokensDetails = &CompletionTokensDetails{ReasoningTokens: u.ReasoningTokens}
+	}
+	return out
 }
 
 // ToUnenforced converts constraint warnings for the response.
@@ -202,6 +206,9 @@ func (b *chatJSON) close(u runner.Usage) error {
 		if content != "" || len(calls) == 0 {
 			msg.Content = &content
 		}
+		if r := m.Reasoning(); r != "" {
+			msg.ReasoningContent = &r
+		}
 		ch := ChatChoice{Index: i, Message: msg, FinishReason: openAIFinish(m.Finish)}
 		if b.gen.Params.Logprobs {
 			ch.Logprobs = &Logprobs{Content: b.logprobs[i]}
@@ -253,6 +260,9 @@ func (s *chatStream) step(st turn.Step) {
 		case turn.EventContent:
 			t := e.Text
 			d.Content = &t
+		case turn.EventReasoning:
+			t := e.Text
+			d.ReasoningContent = &t
 		case turn.EventCallStart:
 			if s.callIDs[st.Choice] == nil {
 				s.callIDs[st.Choice] = map[int]string{}

@@ -67,6 +67,14 @@ func templateMessages(msgs []ChatMessage) (templates.Value, error) {
 		d := templates.NewDict()
 		d.SetStr("role", templates.Str(role))
 		d.SetStr("content", templates.Str(text))
+		if m.ReasoningContent != "" {
+			if m.Role != "assistant" {
+				return nil, badParam(p+".reasoning_content", "only assistant messages carry reasoning_content")
+			}
+			// Templates that render earlier reasoning read it here
+			// (Qwen3, DeepSeek-R1, GLM-4.5); others ignore it.
+			d.SetStr("reasoning_content", templates.Str(m.ReasoningContent))
+		}
 		if name != "" {
 			d.SetStr("name", templates.Str(name))
 		}

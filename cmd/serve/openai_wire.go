@@ -43,6 +43,16 @@ type ChatRequest struct {
 	GuidedJSON        json.RawMessage    `json:"guided_json,omitempty"`
 	GuidedRegex       *string            `json:"guided_regex,omitempty"`
 	GuidedChoice      []string           `json:"guided_choice,omitempty"`
+	// Reasoning (see README "Reasoning models"). ChatTemplateKwargs are
+	// variables for the chat template (enable_thinking, thinking,
+	// reasoning_effort, ...), as vLLM and llama-server take them;
+	// ReasoningEffort is OpenAI's (none, minimal, low, medium, high: a
+	// budget, and the template variable reasoning_effort);
+	// ThinkingTokenBudget is vLLM's budget of the reasoning block in
+	// tokens (-1: no limit but max_tokens, 0: no thinking).
+	ChatTemplateKwargs  map[string]json.RawMessage `json:"chat_template_kwargs,omitempty"`
+	ReasoningEffort     *string                    `json:"reasoning_effort,omitempty"`
+	ThinkingTokenBudget *int                       `json:"thinking_token_budget,omitempty"`
 	// BestOf is vLLM's best_of: only 1 (the default) is served.
 	BestOf *int `json:"best_of,omitempty"`
 	// Modalities is OpenAI's output modalities: only ["text"].
@@ -181,10 +191,13 @@ type ChatChoice struct {
 
 // ResponseMessage is the assistant message of a choice.
 type ResponseMessage struct {
-	Role      string     `json:"role"`
-	Content   *string    `json:"content"`
-	Refusal   *string    `json:"refusal"`
-	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	Role    string  `json:"role"`
+	Content *string `json:"content"`
+	// ReasoningContent is the model's reasoning, when it thought (the
+	// field DeepSeek, vLLM and llama-server clients read).
+	ReasoningContent *string    `json:"reasoning_content,omitempty"`
+	Refusal          *string    `json:"refusal"`
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 }
 
 // Usage counts a completion's tokens.
@@ -193,6 +206,16 @@ type Usage struct {
 	CompletionTokens    int                  `json:"completion_tokens"`
 	TotalTokens         int                  `json:"total_tokens"`
 	PromptTokensDetails *PromptTokensDetails `json:"prompt_tokens_details,omitempty"`
+	// CompletionTokensDetails is set when some completion tokens were
+	// reasoning.
+	CompletionTokensDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
+}
+
+// CompletionTokensDetails says how many completion tokens were reasoning
+// (the block's markers included; they count against max_tokens and
+// max_completion_tokens, as OpenAI's do).
+type CompletionTokensDetails struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
 }
 
 // PromptTokensDetails says how much of the prompt came from the KV cache.
@@ -242,9 +265,12 @@ type ChunkChoice struct {
 
 // Delta is the new part of a streamed message.
 type Delta struct {
-	Role      string     `json:"role,omitempty"`
-	Content   *string    `json:"content,omitempty"`
-	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	Role    string  `json:"role,omitempty"`
+	Content *string `json:"content,omitempty"`
+	// ReasoningContent is the next piece of the reasoning; every one
+	// comes before the first content delta.
+	ReasoningContent *string    `json:"reasoning_content,omitempty"`
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 }
 
 // UnenforcedKw is one schema keyword the server did not enforce (strict was

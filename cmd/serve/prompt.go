@@ -14,25 +14,36 @@ import (
 // a rendered prompt that cannot fit the context is refused before it is
 // tokenized (see promptFits).
 func chatPrompt(m *Model, j *chatJob, lim Limits) ([]runner.TokenID, error) {
-	lim = lim.withDefaults()
-	text, err := m.Template.Render(templates.Vars{Messages: j.Messages, Tools: j.Tools, AddGenerationPrompt: true, BosToken: m.BOS, EosToken: m.EOS,
-		Limits: templates.Limits{MaxOutput: lim.MaxPromptBytes}})
+	text, err := renderChat(m, j, lim)
 	if err != nil {
-		var te *templates.Error
-		if errors.As(err, &te) && te.Output {
-			return nil, &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "prompt_too_large", Param: "messages",
-				Msg: fmt.Sprintf("the rendered prompt would be larger than %d bytes (--max-prompt-bytes, %s): %s", lim.MaxPromptBytes, envName("max-prompt-bytes"), te.Msg),
-				Err: err}
-		}
-		return nil, err
-	}
-	if len(text) > lim.MaxPromptBytes {
-		return nil, overLimit("messages", "prompt_too_large", fmt.Sprintf("the rendered prompt is %d bytes", len(text)), lim.MaxPromptBytes, "max-prompt-bytes")
-	}
-	if err := promptFits(m, len(text), "messages"); err != nil {
 		return nil, err
 	}
 	return m.Tokenize(text)
+}
+
+// renderChat renders the conversation through the chat template, with the
+// request's template variables (chat_template_kwargs), within lim's
+// --max-prompt-bytes and the context (see promptFits).
+func renderChat(m *Model, j *chatJob, lim Limits) (string, error) {
+	lim = lim.withDefaults()
+	text, err := m.Template.Render(templates.Vars{Messages: j.Messages, Tools: j.Tools, AddGenerationPrompt: true, BosToken: m.BOS, EosToken: m.EOS,
+		Extra: j.TemplateVars, Limits: templates.Limits{MaxOutput: lim.MaxPromptBytes}})
+	if err != nil {
+		var te *templates.Error
+		if errors.As(err, &te) && te.Output {
+			return "", &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: "prompt_too_large", Param: "messages",
+				Msg: fmt.Sprintf("the rendered prompt would be larger than %d bytes (--max-prompt-bytes, %s): %s", lim.MaxPromptBytes, envName("max-prompt-bytes"), te.Msg),
+				Err: err}
+		}
+		return "", err
+	}
+	if len(text) > lim.MaxPromptBytes {
+		return "", overLimit("messages", "prompt_too_large", fmt.Sprintf("the rendered prompt is %d bytes", len(text)), lim.MaxPromptBytes, "max-prompt-bytes")
+	}
+	if err := promptFits(m, len(text), "messages"); err != nil {
+		return "", err
+	}
+	return text, nil
 }
 
 // promptFits refuses a prompt of n bytes that cannot fit the context
