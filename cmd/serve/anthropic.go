@@ -26,8 +26,7 @@ var anthropicIgnored = map[string]string{
 // anthropicRefused are Messages fields this server knows and does not
 // implement; each would change the output.
 var anthropicRefused = map[string]string{
-	"mcp_servers":   "mcp_servers: remote MCP servers are not supported; define the tools as client tools",
-	"output_format": "output_format (structured output) is not supported on /v1/messages yet: use tools with input_schema, or /v1/chat/completions with response_format",
+	"mcp_servers": "mcp_servers: remote MCP servers are not supported; define the tools as client tools",
 }
 
 var (

@@ -7,6 +7,7 @@ package main
 // functions, tested by tables.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -30,6 +31,7 @@ type anthPrompt struct {
 	ToolChoice   *AnthToolChoice
 	Thinking     *AnthThinking
 	OutputConfig *AnthOutputCfg
+	OutputFormat json.RawMessage
 }
 
 // FromMessagesRequest validates r against the API and lim and converts it.
@@ -42,7 +44,7 @@ func FromMessagesRequest(r *MessagesRequest, lim Limits) (*chatJob, error) {
 		return nil, badParam("temperature", "temperature: must be between 0 and 1")
 	}
 	j, err := fromAnthPrompt(anthPrompt{Model: r.Model, Messages: r.Messages, System: r.System, Tools: r.Tools, ToolChoice: r.ToolChoice,
-		Thinking: r.Thinking, OutputConfig: r.OutputConfig}, lim)
+		Thinking: r.Thinking, OutputConfig: r.OutputConfig, OutputFormat: r.OutputFormat}, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +67,7 @@ func FromMessagesRequest(r *MessagesRequest, lim Limits) (*chatJob, error) {
 // FromCountTokensRequest validates r and converts its prompt.
 func FromCountTokensRequest(r *CountTokensRequest, lim Limits) (*chatJob, error) {
 	return fromAnthPrompt(anthPrompt{Model: r.Model, Messages: r.Messages, System: r.System, Tools: r.Tools, ToolChoice: r.ToolChoice,
-		Thinking: r.Thinking, OutputConfig: r.OutputConfig}, lim)
+		Thinking: r.Thinking, OutputConfig: r.OutputConfig, OutputFormat: r.OutputFormat}, lim)
 }
 
 func fromAnthPrompt(p anthPrompt, lim Limits) (*chatJob, error) {
@@ -88,10 +90,10 @@ func fromAnthPrompt(p anthPrompt, lim Limits) (*chatJob, error) {
 			return nil, badParam("thinking.type", fmt.Sprintf("thinking.type %q: want enabled, disabled or adaptive", clipText(p.Thinking.Type, 32)))
 		}
 	}
-	if p.OutputConfig != nil && !isNull(p.OutputConfig.Format) {
-		return nil, unsupported("output_config.format", "output_config.format (structured output) is not supported on /v1/messages yet: use tools with input_schema, or /v1/chat/completions with response_format")
-	}
 	j := &chatJob{Model: p.Model}
+	if err := anthOutput(p, lim, &j.Spec); err != nil {
+		return nil, err
+	}
 	msgs, err := anthChatMessages(p.System, p.Messages)
 	if err != nil {
 		return nil, err
@@ -106,6 +108,42 @@ func fromAnthPrompt(p anthPrompt, lim Limits) (*chatJob, error) {
 		return nil, err
 	}
 	return j, nil
+}
+
+// anthOutput sets spec's output from output_config.format or the beta's
+// output_format (one of them): {"type": "json_schema", "schema": …}.
+// Anthropic's structured outputs are guaranteed, so the schema compiles
+// strictly: a keyword this server cannot enforce exactly is refused.
+func anthOutput(p anthPrompt, lim Limits, spec *turn.Spec) error {
+	raw, param := p.OutputFormat, "output_format"
+	if p.OutputConfig != nil && !isNull(p.OutputConfig.Format) {
+		if !isNull(raw) {
+			return badParam("output_format", "output_format and output_config.format both set the output format; give one (output_config.format)")
+		}
+		raw, param = p.OutputConfig.Format, "output_config.format"
+	}
+	if isNull(raw) {
+		return nil
+	}
+	var f struct {
+		Type   string          `json:"type"`
+		Schema json.RawMessage `json:"schema"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return badParam(param, param+": must be an object {\"type\": \"json_schema\", \"schema\": …}")
+	}
+	if f.Type != "json_schema" {
+		return badParam(param+".type", fmt.Sprintf("%s.type %q: want json_schema", param, clipText(f.Type, 32)))
+	}
+	if isNull(f.Schema) {
+		return badParam(param+".schema", param+".schema: Field required")
+	}
+	schema := bytes.TrimSpace(f.Schema)
+	if err := checkSchemaText(schema, param+".schema", lim); err != nil {
+		return err
+	}
+	spec.Output = turn.Output{Kind: turn.OutputJSONSchema, Schema: schema, Strict: true, Param: param + ".schema"}
+	return nil
 }
 
 // unsupported is the 400 of a known field this server does not implement.

@@ -12,6 +12,8 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"conform/turn"
 )
 
 // anthTestTools are the tools of testTools in Anthropic's form.
@@ -322,6 +324,56 @@ func TestMessagesToolLoop(t *testing.T) {
 	checkAnthError(t, resp, out, 400, "invalid_request_error", "toolu_x")
 }
 
+// TestMessagesStructuredOutput asks for a JSON answer through
+// output_config.format, plain and streamed: the text validates.
+func TestMessagesStructuredOutput(t *testing.T) {
+	ts := newTestServer(t, Config{}, "")
+	cl := anthClient(ts)
+	var schema map[string]any
+	_ = json.Unmarshal([]byte(weatherParams), &schema)
+	validated := 0
+	for _, stream := range []bool{false, true} {
+		for range 6 {
+			p := anthParams(func(p *anthropic.MessageNewParams) {
+				p.MaxTokens = 200
+				p.OutputConfig = anthropic.OutputConfigParam{Format: anthropic.JSONOutputFormatParam{Schema: schema}}
+			})
+			var msg anthropic.Message
+			if stream {
+				st := cl.Messages.NewStreaming(context.Background(), p)
+				for st.Next() {
+					if err := msg.Accumulate(st.Current()); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := st.Err(); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				r, err := cl.Messages.New(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				msg = *r
+			}
+			var text strings.Builder
+			for _, b := range msg.Content {
+				if b.Type != "text" {
+					t.Errorf("block %s in a structured answer", b.Type)
+				}
+				text.WriteString(b.Text)
+			}
+			if msg.StopReason == "end_turn" {
+				validate(t, compileSchema(t, weatherParams), text.String())
+				validated++
+			}
+		}
+	}
+	if validated == 0 {
+		t.Error("no answer completed within 200 tokens")
+	}
+}
+
 func TestMessagesCountTokens(t *testing.T) {
 	ts := newTestServer(t, Config{}, "")
 	cl := anthClient(ts)
@@ -488,7 +540,22 @@ func TestFromMessagesRequest(t *testing.T) {
 		{name: "hot", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"temperature":1.5}`, err: "temperature"},
 		{name: "no messages", body: `{"max_tokens":7,"messages":[]}`, err: "messages"},
 		{name: "thinking", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"thinking":{"type":"enabled","budget_tokens":100}}`, err: "thinking"},
-		{name: "format", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"output_config":{"format":{"type":"json_schema"}}}`, err: "output_config.format"},
+		{name: "format without schema", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"output_config":{"format":{"type":"json_schema"}}}`, err: "output_config.format.schema"},
+		{name: "format type", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"output_config":{"format":{"type":"xml","schema":{}}}}`, err: "output_config.format.type"},
+		{name: "two formats", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"output_format":{"type":"json_schema","schema":{}},"output_config":{"format":{"type":"json_schema","schema":{}}}}`, err: "output_format"},
+		{name: "format", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"output_config":{"format":{"type":"json_schema","schema":{"type":"object"}}}}`,
+			check: func(t *testing.T, j *chatJob) {
+				o := j.Spec.Output
+				if o.Kind != turn.OutputJSONSchema || !o.Strict || string(o.Schema) != `{"type":"object"}` || o.Param != "output_config.format.schema" {
+					t.Errorf("output %+v", o)
+				}
+			}},
+		{name: "beta output_format", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"output_format":{"type":"json_schema","schema":{"type":"object"}}}`,
+			check: func(t *testing.T, j *chatJob) {
+				if o := j.Spec.Output; o.Kind != turn.OutputJSONSchema || o.Param != "output_format.schema" {
+					t.Errorf("output %+v", o)
+				}
+			}},
 		{name: "choice without tools", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"tool_choice":{"type":"any"}}`, err: "tool_choice"},
 		{name: "bad choice", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"tools":[{"name":"f","input_schema":{}}],"tool_choice":{"type":"required"}}`, err: "tool_choice.type"},
 		{name: "no schema", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"tools":[{"name":"f"}]}`, err: "tools.0.input_schema"},

@@ -25,6 +25,9 @@ type MessagesRequest struct {
 	Stream        bool            `json:"stream,omitempty"`
 	Thinking      *AnthThinking   `json:"thinking,omitempty"`
 	OutputConfig  *AnthOutputCfg  `json:"output_config,omitempty"`
+	// OutputFormat is the structured-outputs beta's top-level form of
+	// output_config.format.
+	OutputFormat json.RawMessage `json:"output_format,omitempty"`
 }
 
 // CountTokensRequest is the body of POST /v1/messages/count_tokens: the
@@ -37,6 +40,7 @@ type CountTokensRequest struct {
 	ToolChoice   *AnthToolChoice `json:"tool_choice,omitempty"`
 	Thinking     *AnthThinking   `json:"thinking,omitempty"`
 	OutputConfig *AnthOutputCfg  `json:"output_config,omitempty"`
+	OutputFormat json.RawMessage `json:"output_format,omitempty"`
 }
 
 // AnthMessage is one input message: role user or assistant, content a
@@ -90,8 +94,8 @@ type AnthThinking struct {
 }
 
 // AnthOutputCfg is output_config: effort is accepted and ignored (the
-// served model has no effort setting); format (structured output) is
-// refused for now.
+// served model has no effort setting); format is structured output,
+// {"type": "json_schema", "schema": …}, enforced exactly (strict).
 type AnthOutputCfg struct {
 	Effort string          `json:"effort,omitempty"`
 	Format json.RawMessage `json:"format,omitempty"`

@@ -30,9 +30,9 @@ type respItems struct {
 	funcs map[string]respFunc
 
 	// Hooks of the streaming sink (nil for the aggregated one).
-	added func(idx int, it RespOutItem)         // an item opened
+	added func(idx int, it RespOutItem)           // an item opened
 	delta func(idx int, it RespOutItem, d string) // text or arguments grew by d
-	done  func(idx int, it RespOutItem)         // an item closed, with its final content
+	done  func(idx int, it RespOutItem)           // an item closed, with its final content
 }
 
 func (o *respItems) cur() *RespOutItem { return &o.items[len(o.items)-1] }
