@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"reflect"
 	"strings"
@@ -640,4 +641,34 @@ func FuzzResponsesRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMetricsEndpoints: requests to the Messages and Responses routes are
+// counted by endpoint and status like the chat ones.
+func TestMetricsEndpoints(t *testing.T) {
+	ts := newTestServer(t, Config{}, "")
+	msg := map[string]any{"model": "fake", "max_tokens": 5, "messages": []any{map[string]any{"role": "user", "content": "hi"}}}
+	ts.post(t, "/v1/messages", msg)
+	ts.post(t, "/v1/messages", map[string]any{"model": "fake", "messages": []any{}})
+	ts.post(t, "/v1/messages/count_tokens", map[string]any{"model": "fake", "messages": msg["messages"]})
+	ts.post(t, "/v1/responses", map[string]any{"model": "fake", "input": "hi", "max_output_tokens": 5})
+	ts.post(t, "/v1/responses", map[string]any{"model": "fake", "input": "hi", "max_output_tokens": 5, "stream": true})
+	ts.post(t, "/v1/responses", map[string]any{"model": "fake", "input": "hi", "previous_response_id": "resp_1"})
+	resp, err := http.Get(ts.http.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, line := range []string{
+		`conform_requests_total{endpoint="/v1/messages",status="200"} 1`,
+		`conform_requests_total{endpoint="/v1/messages",status="400"} 1`,
+		`conform_requests_total{endpoint="/v1/messages/count_tokens",status="200"} 1`,
+		`conform_requests_total{endpoint="/v1/responses",status="200"} 2`,
+		`conform_requests_total{endpoint="/v1/responses",status="400"} 1`,
+	} {
+		if !strings.Contains(string(b), line) {
+			t.Errorf("/metrics lacks %q", line)
+		}
+	}
 }
