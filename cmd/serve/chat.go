@@ -51,6 +51,7 @@ func (s *Server) chatTurn(ctx context.Context, c *gin.Context, m *served, j *cha
 	if err != nil {
 		return nil, nil, err
 	}
+	j.TemplateVars = j.Thinking.templateVars(j.TemplateVars, f)
 	text, err := renderChat(m.Model, j, s.cfg.Limits())
 	if err != nil {
 		return nil, nil, err

@@ -112,8 +112,7 @@ var reservedTemplateVars = map[string]bool{"messages": true, "tools": true, "doc
 
 // thinkingOf reads the reasoning fields of a chat request: the template
 // variables of chat_template_kwargs (reasoning_effort added as one unless
-// the kwargs set it; enable_thinking false added when the request turns
-// thinking off and the kwargs do not say), and the thinking settings.
+// the kwargs set it), and the thinking settings.
 // thinking_token_budget wins over the budget of reasoning_effort.
 func thinkingOf(kwargs map[string]json.RawMessage, effort *string, budget *int) (chatThinking, map[string]templates.Value, error) {
 	var th chatThinking
@@ -163,12 +162,28 @@ func thinkingOf(kwargs map[string]json.RawMessage, effort *string, budget *int) 
 	if th.Budget != nil && *th.Budget == 0 {
 		th.Off = true
 	}
-	if _, given := kwargs["enable_thinking"]; th.Off && !given {
-		// Hybrid templates (Qwen3) then render the closed block the
-		// model expects when it does not think.
-		set("enable_thinking", templates.Bool(false))
-	}
 	return th, vars, nil
+}
+
+// templateVars returns vars with enable_thinking set to whether the
+// request thinks, unless vars set it already, for a model whose reasoning
+// format f is not none (vars as they are otherwise). Hybrid templates
+// then render what the model expects: Qwen3 and GLM-4.5 the closed empty
+// block when it does not think, DeepSeek-R1-Distill (llama.cpp's
+// template) the opened block when it does, as llama-server passes it.
+func (th chatThinking) templateVars(vars map[string]templates.Value, f turn.ReasoningFormat) map[string]templates.Value {
+	if f == "" || f == turn.ReasoningNone {
+		return vars
+	}
+	if _, given := vars["enable_thinking"]; given {
+		return vars
+	}
+	out := make(map[string]templates.Value, len(vars)+1)
+	for k, v := range vars {
+		out[k] = v
+	}
+	out["enable_thinking"] = templates.Bool(!th.Off)
+	return out
 }
 
 // FromChatRequest validates r against the API and lim and converts it.

@@ -190,11 +190,11 @@ func TestThinkingOf(t *testing.T) {
 		{name: "nothing", vars: "null"},
 		{name: "kwargs passed", kwargs: `{"enable_thinking": true, "custom": {"a": [1]}}`, vars: `{"custom":{"a":[1]},"enable_thinking":true}`},
 		{name: "enable_thinking false", kwargs: `{"enable_thinking": false}`, want: chatThinking{Off: true}, vars: `{"enable_thinking":false}`},
-		{name: "thinking false", kwargs: `{"thinking": false}`, want: chatThinking{Off: true}, vars: `{"enable_thinking":false,"thinking":false}`},
+		{name: "thinking false", kwargs: `{"thinking": false}`, want: chatThinking{Off: true}, vars: `{"thinking":false}`},
 		{name: "effort", effort: strp("medium"), want: chatThinking{Budget: intp(4096)}, vars: `{"reasoning_effort":"medium"}`},
 		{name: "effort in kwargs wins as a variable", kwargs: `{"reasoning_effort": "max"}`, effort: strp("high"), want: chatThinking{Budget: intp(16384)}, vars: `{"reasoning_effort":"max"}`},
 		{name: "budget wins over effort", effort: strp("low"), budget: intp(7), want: chatThinking{Budget: intp(7)}, vars: `{"reasoning_effort":"low"}`},
-		{name: "budget 0 is off", budget: intp(0), want: chatThinking{Off: true, Budget: intp(0)}, vars: `{"enable_thinking":false}`},
+		{name: "budget 0 is off", budget: intp(0), want: chatThinking{Off: true, Budget: intp(0)}, vars: "null"},
 		{name: "budget -1", budget: intp(-1), want: chatThinking{Budget: intp(-1)}, vars: "null"},
 		{name: "bad effort", effort: strp("extreme"), errPara: "reasoning_effort"},
 		{name: "bad budget", budget: intp(-2), errPara: "thinking_token_budget"},
@@ -234,6 +234,24 @@ func TestThinkingOf(t *testing.T) {
 		}
 		if got != tt.vars {
 			t.Errorf("%s: variables %s, want %s", tt.name, got, tt.vars)
+		}
+	}
+	// enable_thinking follows the request for a reasoning model, unless
+	// the request set it.
+	for _, tt := range []struct {
+		th   chatThinking
+		vars map[string]templates.Value
+		f    turn.ReasoningFormat
+		want templates.Value // nil: unset
+	}{
+		{chatThinking{}, nil, turn.ReasoningThink, templates.Bool(true)},
+		{chatThinking{Off: true}, map[string]templates.Value{"x": templates.Str("y")}, turn.ReasoningThink, templates.Bool(false)},
+		{chatThinking{Off: true}, map[string]templates.Value{"enable_thinking": templates.Bool(true)}, turn.ReasoningThink, templates.Bool(true)},
+		{chatThinking{Off: true}, nil, turn.ReasoningNone, nil},
+	} {
+		got := tt.th.templateVars(tt.vars, tt.f)["enable_thinking"]
+		if got != tt.want {
+			t.Errorf("%+v.templateVars(%v, %s)[enable_thinking] = %v, want %v", tt.th, tt.vars, tt.f, got, tt.want)
 		}
 	}
 	// The chat converter reads them.
