@@ -92,9 +92,27 @@ package fsm
 // B' ≤ b−1. B' ≥ D and a one-byte token lowers B' by one, so while B'(q) ≤ b
 // that mask is never empty and keeps B' within the budget (fewer choices
 // than the exact mask, the same guarantee); only when B'(q) does not fit
-// either does FillMaskWithin fail with the search's error. Lazy states
-// reached by a search are created as a mask would create them, under the
-// constraint's DFA budgets.
+// either does FillMaskWithin fail with the search's error.
+//
+// Both searches can run out of states far from the end of the budget: the
+// ball of radius about D around the successors of free text whose next
+// token may open a tool call holds every tool's argument automaton up to
+// that depth, thousands of states, while the budget is thousands of
+// tokens. A lazy constraint then falls back on U ≥ D, the shortest NFA
+// path over one-byte-token bytes from the state's NFA set, computed by one
+// pass over the NFA instead of a ball of DFA states (close_upper.go, which
+// argues its soundness: a lazy DFA state is exactly its NFA set, and
+// intersections, complements and pattern assertions are spliced in as
+// trimmed fragments, so no NFA path is ever killed). Its horizon
+// Hu(q) ≤ b−1 gives the plain mask without any token search; below it the
+// exact search is tried (once per state: a state whose search ran out is
+// not searched again), and when that fails too the mask keeps the tokens
+// whose end state has U ≤ b−1, by the same argument as the byte fallback:
+// one version of the bounds for the state and its successors, so while
+// U(q) ≤ b the mask is not empty, and bounds only shrink as the lazy NFA
+// grows, so the next step's U(q') still fits. Only when U(q) does not fit
+// either is the search error returned. Lazy states reached by a search are
+// created as a mask would create them, under the constraint's DFA budgets.
 //
 // Searches run under the closer's mutex (one at a time per constraint);
 // the distances and horizons they publish are read with atomic loads, and
@@ -169,6 +187,7 @@ type closer struct {
 	tok, byt   distPages // exact token (D) and byte (B') distances
 	htok, hbyt distPages // per state: H and Hb (-1: no successors; distInf: some successor cannot close)
 	hfin       distPages // per state: the largest finite D of a token successor (-1: none)
+	hupp       distPages // per state: Hu, the largest NFA-path bound U of a successor (close_upper.go)
 
 	byteClass [256]bool // classes that hold a byte which is a one-byte token
 
@@ -179,6 +198,8 @@ type closer struct {
 	succ       map[StateID][]StateID      // token successors, sorted
 	absorbs    map[StateID]bool           // states that every string-safe token leads back to
 	restricted map[restrictKey]*maskEntry // restricted masks
+	tokFailed  map[StateID]error          // states whose token horizon search ran out of states
+	ub         upperBounds                // NFA-path bounds of a lazy constraint (close_upper.go)
 	mark       []uint32                   // successor dedupe stamps, by state
 	gen        uint32
 	bits       []uint64 // restricted-mask scratch (TokenIndex.words+1 words)
@@ -187,13 +208,23 @@ type closer struct {
 }
 
 // restrictKey names a restricted mask: the state, the largest successor
-// distance it admits, and whether the distances are byte distances (the
-// fallback).
+// distance it admits, and which distances: exact ones, byte distances or
+// NFA-path bounds (the fallbacks; ver is the bounds' version).
 type restrictKey struct {
-	q      StateID
-	thr    int32
-	byByte bool
+	q    StateID
+	thr  int32
+	kind closeKind
+	ver  uint32
 }
+
+// closeKind names the distances a restricted mask is cut by.
+type closeKind uint8
+
+const (
+	closeExact closeKind = iota // D, the exact token distances
+	closeByte                   // B', the byte distances over one-byte tokens
+	closeUpper                  // U, the NFA-path bounds (close_upper.go)
+)
 
 // closer returns c's closer, creating it on first use.
 func (c *Constraint) closer() *closer {
@@ -204,6 +235,7 @@ func (c *Constraint) closer() *closer {
 		succ:       map[StateID][]StateID{},
 		absorbs:    map[StateID]bool{},
 		restricted: map[restrictKey]*maskEntry{},
+		tokFailed:  map[StateID]error{},
 		global:     -1,
 	}
 	switch m := c.opts.MaxCloseStates; {
@@ -212,7 +244,7 @@ func (c *Constraint) closer() *closer {
 	case m > 0:
 		cl.maxStates = m
 	}
-	for _, d := range []*distPages{&cl.tok, &cl.byt, &cl.htok, &cl.hbyt, &cl.hfin} {
+	for _, d := range []*distPages{&cl.tok, &cl.byt, &cl.htok, &cl.hbyt, &cl.hfin, &cl.hupp, &cl.ub.at} {
 		d.p = make([]atomic.Pointer[[slotPageSize]atomic.Int32], len(c.pages))
 		d.mem = &cl.mem
 	}
@@ -224,7 +256,7 @@ func (c *Constraint) closer() *closer {
 			cl.byteClass[c.classes[uint8(n.w0)]] = true
 		}
 	}
-	cl.mem.Store(int64(len(c.pages)) * 5 * 8)
+	cl.mem.Store(int64(len(c.pages)) * 7 * 8)
 	if c.cl.CompareAndSwap(nil, cl) {
 		return cl
 	}
@@ -273,7 +305,8 @@ func (m *Matcher) MinTokens() (int, error) {
 // than budget tokens, it fails with ErrNoRoom (the caller should have
 // checked MinTokens, or a larger budget was spent elsewhere), or with
 // ErrUnclosable when no budget would do. ErrCloseBudget means that neither
-// the exact search nor the byte fallback fit their bounds. Errors of the
+// the exact search nor a fallback (byte distances, NFA-path bounds) fit
+// the budget. Errors of the
 // current state's mask are sticky as in FillMask; the closing errors are
 // not.
 func (m *Matcher) FillMaskWithin(dst []uint64, budget int) (restricted bool, err error) {
@@ -295,6 +328,19 @@ func (m *Matcher) FillMaskWithin(dst []uint64, budget int) (restricted bool, err
 	h, ok := cl.htok.get(m.state)
 	var hb int32
 	if !ok {
+		lazy := c.lazy != nil
+		if lazy {
+			// The NFA-path bounds first: one pass over the NFA
+			// (amortized) and a few NFA sets per successor, where the
+			// byte search explores a ball of DFA states, creating them.
+			hu, err := cl.upperHorizon(c, m.state, false)
+			if err != nil {
+				return false, err
+			}
+			if thr >= hu {
+				return false, m.FillMask(dst)
+			}
+		}
 		var err error
 		if hb, err = cl.byteHorizon(c, m.state); err != nil {
 			return false, err
@@ -302,9 +348,25 @@ func (m *Matcher) FillMaskWithin(dst []uint64, budget int) (restricted bool, err
 		if thr >= hb {
 			return false, m.FillMask(dst)
 		}
+		// The byte search ran out of states (or some successor has no
+		// byte path): a lazy constraint's NFA paths bound D too.
+		upper := hb == distInf && lazy
+		if upper {
+			hu, err := cl.upperHorizon(c, m.state, true)
+			if err != nil {
+				return false, err
+			}
+			if thr >= hu {
+				return false, m.FillMask(dst)
+			}
+		}
 		if h, err = cl.tokHorizon(c, m.state); err != nil {
-			if isCode(err, ErrCloseBudget) && hb != distInf {
+			switch {
+			case !isCode(err, ErrCloseBudget):
+			case hb != distInf:
 				return cl.fillByBytes(c, m.state, thr, dst, err)
+			case upper:
+				return cl.fillByUpper(c, m.state, thr, dst, err)
 			}
 			return false, err
 		}
@@ -312,7 +374,7 @@ func (m *Matcher) FillMaskWithin(dst []uint64, budget int) (restricted bool, err
 	if thr >= h {
 		return false, m.FillMask(dst)
 	}
-	e, err := cl.restrictedMask(c, m.state, thr, false)
+	e, err := cl.restrictedMask(c, m.state, thr, closeExact)
 	if err != nil {
 		return false, err
 	}
@@ -340,7 +402,7 @@ func (m *Matcher) FillMaskWithin(dst []uint64, budget int) (restricted bool, err
 // would leave. When B'(q) does not fit, nothing sound is left and the
 // search error is returned. Every token it removes counts as restricted.
 func (cl *closer) fillByBytes(c *Constraint, q StateID, thr int32, dst []uint64, searchErr error) (bool, error) {
-	e, err := cl.restrictedMask(c, q, thr, true)
+	e, err := cl.restrictedMask(c, q, thr, closeByte)
 	if err != nil {
 		return false, err
 	}
@@ -377,11 +439,19 @@ func (cl *closer) tokHorizon(c *Constraint, q StateID) (int32, error) {
 	if h, ok := cl.htok.get(q); ok {
 		return h, nil
 	}
+	if err := cl.tokFailed[q]; err != nil {
+		return 0, err
+	}
 	succ, err := cl.tokenSucc(c, q)
 	if err != nil {
 		return 0, err
 	}
 	if err := cl.solve(c, cl.tokLayer(c), succ); err != nil {
+		if isCode(err, ErrCloseBudget) {
+			// Not tried again: the fallbacks answer for q from now on.
+			cl.tokFailed[q] = err
+			cl.mem.Add(32)
+		}
 		return 0, err
 	}
 	h, hf := int32(-1), int32(-1)
@@ -436,11 +506,12 @@ func isCode(err error, code ErrorCode) bool {
 }
 
 // restrictedMask returns the mask of q's tokens whose end state has
-// D ≤ thr (every successor's D is known: tokHorizon ran), or B' ≤ thr
-// when byByte is set (byteHorizon ran), EOS iff q is accepting. Thresholds
-// between two successor distances give the same mask, so the cache key is
-// the largest successor distance ≤ thr.
-func (cl *closer) restrictedMask(c *Constraint, q StateID, thr int32, byByte bool) (*maskEntry, error) {
+// D ≤ thr (closeExact: every successor's D is known, tokHorizon ran), or
+// B' ≤ thr (closeByte: byteHorizon ran), or U ≤ thr (closeUpper: the
+// bounds of the current version, made known here), EOS iff q is
+// accepting. Thresholds between two successor distances give the same
+// mask, so the cache key is the largest successor distance ≤ thr.
+func (cl *closer) restrictedMask(c *Constraint, q StateID, thr int32, kind closeKind) (*maskEntry, error) {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
 	succ, err := cl.tokenSucc(c, q)
@@ -448,10 +519,14 @@ func (cl *closer) restrictedMask(c *Constraint, q StateID, thr int32, byByte boo
 		return nil, err
 	}
 	dist := &cl.tok
-	if byByte {
+	key := restrictKey{q: q, thr: -1, kind: kind}
+	switch kind {
+	case closeByte:
 		dist = &cl.byt
+	case closeUpper:
+		cl.ensureUpper(c, succ, true)
+		dist, key.ver = &cl.ub.at, cl.ub.ver
 	}
-	key := restrictKey{q, -1, byByte}
 	for _, s := range succ {
 		if d, ok := dist.get(s); ok && d <= thr {
 			key.thr = max(key.thr, d)
@@ -832,6 +907,7 @@ func (cl *closer) solve(c *Constraint, ly layer, sources []StateID) error {
 	lo := 0
 	var h distHeap
 	var dist []int32
+	grown := c.growthGuard()
 	for r := int32(0); pending > 0; r++ {
 		hi := len(ids)
 		for i := lo; i < hi; i++ {
@@ -840,6 +916,9 @@ func (cl *closer) solve(c *Constraint, ly layer, sources []StateID) error {
 			}
 			succ, err := ly.succ(ids[i])
 			if err != nil {
+				return err
+			}
+			if err := grown(); err != nil {
 				return err
 			}
 			for _, s := range succ {
@@ -899,6 +978,42 @@ func (cl *closer) solve(c *Constraint, ly layer, sources []StateID) error {
 		}
 	}
 	return nil
+}
+
+// searchGrowthShare is the share of a lazy constraint's remaining NFA and
+// DFA room that one closing search may fill: a search expands the states
+// it explores, and the ball around a tool call's opening tag can expand
+// the argument automata of every tool (thousands of NFA states for each
+// bounded string or array reached), which would spend budgets that are
+// the constraint's, not the call's, and fail it for good. An eighth keeps
+// any number of searches inside the budgets (each takes at most an eighth
+// of what is left) and lets a search build the few fragments a closing
+// distance needs; past it the search fails like one over its state limit
+// (ErrCloseBudget), and the fallbacks answer.
+const searchGrowthShare = 8
+
+// growthGuard returns a check that fails with ErrCloseBudget once the lazy
+// constraint's NFA or DFA has grown by more than its share
+// (searchGrowthShare) since growthGuard was called. An eager constraint
+// creates nothing; its check never fails.
+func (c *Constraint) growthGuard() func() error {
+	l := c.lazy
+	if l == nil {
+		return func() error { return nil }
+	}
+	maxN := int64(l.s.m.maxStates)
+	maxD := min(int64(l.s.maxStates), l.s.maxBytes/(4*int64(c.k)))
+	n0, d0 := l.nfaStates.Load(), l.states.Load()
+	roomN, roomD := max(maxN-n0, 0)/searchGrowthShare, max(maxD-d0, 0)/searchGrowthShare
+	return func() error {
+		if n := l.nfaStates.Load() - n0; n > roomN {
+			return tokLimitError(ErrCloseBudget, "NFA states built to find a closing distance", roomN, n)
+		}
+		if d := l.states.Load() - d0; d > roomD {
+			return tokLimitError(ErrCloseBudget, "DFA states created to find a closing distance", roomD, d)
+		}
+		return nil
+	}
 }
 
 // distHeap is a binary min-heap of (distance, index) pairs packed in one

@@ -59,6 +59,9 @@ type lazyDet struct {
 	maxWork int64
 	states  atomic.Int64
 	mem     atomic.Int64 // memory of the construction, for MemoryBytes
+	// nfaStates is the NFA's size after the last expansion, which the
+	// closing searches read to bound what they make the NFA grow by.
+	nfaStates atomic.Int64
 	// reserved: the table moved into reserved address space (reserve.go)
 	// with room for every state the budgets allow; it never grows again.
 	reserved atomic.Bool
@@ -134,6 +137,7 @@ func newLazyConstraint(m *nfa, comp *compiler, ti *TokenIndex, opts Options, cop
 	}
 	c := newConstraint(ti, copts, s.classes, s.k, StateID(start), opts.MaxDFAStates+1)
 	l := &lazyDet{s: s, comp: comp, maxWork: opts.MaxExpansionWork}
+	l.nfaStates.Store(int64(len(m.states)))
 	c.lazy = l
 	t := l.grow(c, &table{}, lazyInitialStates)
 	initRows(t, c.k, 0, s.numStates())
@@ -269,6 +273,7 @@ func (l *lazyDet) expandLocked(c *Constraint, q StateID) (*table, error) {
 	if grown || n != before {
 		l.publish(c, t)
 	}
+	l.nfaStates.Store(int64(len(l.s.m.states)))
 	return t, nil
 }
 

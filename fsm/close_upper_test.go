@@ -1,0 +1,381 @@
+package fsm
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// agentAnyBytes is every byte string.
+var agentAnyBytes = Star(ByteClass(ByteRange{0, 0xFF}))
+
+// agentJSONString is a JSON string of up to maxLen characters (-1: any).
+func agentJSONString(maxLen int) *Node {
+	char := Alt(
+		RuneClass(RuneRange{0x20, 0x21}, RuneRange{0x23, 0x5B}, RuneRange{0x5D, 0x10FFFF}),
+		Cat(Lit(`\`), ByteClass(ByteRange{'"', '"'}, ByteRange{'\\', '\\'}, ByteRange{'n', 'n'}, ByteRange{'t', 't'})),
+	)
+	return Cat(Lit(`"`), Repeat(char, 0, maxLen), Lit(`"`))
+}
+
+// agentInt is a JSON integer of up to 16 digits.
+var agentInt = Alt(Lit("0"), Cat(Opt(Lit("-")), ByteClass(ByteRange{'1', '9'}), Repeat(ByteClass(ByteRange{'0', '9'}), 0, 15)))
+
+// agentValue returns the i-th kind of property value: strings with and
+// without bounds, integers, enums, a pattern-like string with an
+// intersection (spliced as a DFA when it is built), arrays with item
+// bounds, URIs and a nested object.
+func agentValue(i int) *Node {
+	switch i % 8 {
+	case 0:
+		return agentJSONString(-1)
+	case 1:
+		return agentInt
+	case 2:
+		return Alt(Lit(`"low"`), Lit(`"medium"`), Lit(`"high"`))
+	case 3:
+		// No "..": an intersection with a complement.
+		return And(agentJSONString(64), Not(Cat(agentAnyBytes, Lit(".."), agentAnyBytes)))
+	case 4:
+		s := agentJSONString(200)
+		return Cat(Lit("["), s, Repeat(Cat(Lit(", "), s), 0, 3), Lit("]"))
+	case 5:
+		return Cat(Lit(`"https://`), Plus(ByteClass(ByteRange{'a', 'z'}, ByteRange{'.', '/'})), Lit(`"`))
+	case 6:
+		return Alt(Lit("true"), Lit("false"))
+	default:
+		return agentObject(fmt.Sprintf("n%d", i), 3, 1)
+	}
+}
+
+// agentObject is an object with the given properties in any order (a
+// Perm, as grammar builds it), the first req of them required, each value
+// deferred.
+func agentObject(prefix string, props, req int) *Node {
+	var members []*Node
+	var required []bool
+	for j := range props {
+		v := Defer(agentValue(j + len(prefix)))
+		members = append(members, Cat(Lit(fmt.Sprintf(`"%s_%d": `, prefix, j)), v))
+		required = append(required, j < req)
+	}
+	return Cat(Lit("{"), Perm(Lit(", "), NoMatch(), members, required), Lit("}"))
+}
+
+// agentTurn is a tool-calling turn of the shape the lead reproduced with
+// Claude Code's 24 tools: free text that cannot contain "<tool_call>",
+// then optionally one call of one of the tools, each with its own
+// argument object.
+func agentTurn(tools int) *Node {
+	var calls []*Node
+	for i := range tools {
+		name := fmt.Sprintf("tool_%c%d", 'a'+i%26, i)
+		calls = append(calls, Cat(Lit(`{"name": "`+name+`", "arguments": `), agentObject(name, 3+i%5, 1+i%3), Lit("}")))
+	}
+	text := And(Star(AnyRune()), Not(Cat(agentAnyBytes, Lit("<tool_call>"), agentAnyBytes)))
+	return Cat(text, Opt(Cat(Lit("<tool_call>\n"), Alt(calls...), Lit("\n</tool_call>"))))
+}
+
+// agentVocab is a synthetic byte-level vocabulary: every byte, the
+// markup's words and a few text words, then EOS.
+func agentVocab(t testing.TB) (*TokenIndex, TokenID) {
+	words := []string{"<tool_call>", "<tool", "_call", ">\n", "\n</tool_call>", `{"name": "`, `", "arguments": `, `": `, `", "`, `, "`, `"}`, `}}`, "tool_", "Hello", " world", " the", "https://", ".com", "true", "false", "12", "00", `"low"`, `"high"`, "..", " ", "\n", "é", "日本"}
+	for b := range 256 {
+		words = append(words, string([]byte{byte(b)}))
+	}
+	return closeVocab(t, words...)
+}
+
+// agentModel picks tokens like a model that writes script, longest token
+// first, while the mask allows it, and random allowed tokens after.
+type agentModel struct {
+	ti     *TokenIndex
+	rng    *rand.Rand
+	script string
+}
+
+func (am *agentModel) pick(ids []TokenID) TokenID {
+	if am.script != "" {
+		best := TokenID(-1)
+		for _, id := range ids {
+			tok := am.ti.raw[id]
+			if len(tok) > 0 && strings.HasPrefix(am.script, string(tok)) && (best < 0 || len(tok) > len(am.ti.raw[best])) {
+				best = id
+			}
+		}
+		if best >= 0 {
+			am.script = am.script[len(am.ti.raw[best]):]
+			return best
+		}
+		am.script = ""
+	}
+	// Mostly short tokens, so that random walks stay in the structure
+	// instead of filling one string.
+	for range 4 {
+		if id := ids[am.rng.IntN(len(ids))]; len(am.ti.raw[id]) <= 2 || am.rng.IntN(4) == 0 {
+			return id
+		}
+	}
+	return ids[am.rng.IntN(len(ids))]
+}
+
+// agentScripts are the texts the walks start with: plain text, text that
+// opens a call of one tool or another, and one that stops at the tag.
+var agentScripts = []string{
+	"Hello world",
+	"Hello <tool_call>\n" + `{"name": "tool_c2", "arguments": {"tool_c2_0": `,
+	"<tool_call>\n" + `{"name": "tool_x23", "arguments": {`,
+	"The plan: <tool_call>\n",
+	"<tool_call>\n" + `{"name": "tool_h7", "arguments": {"tool_h7_0": "a", "tool_h7_1": 12, "tool_h7_2": "low", "tool_h7_3": "b`,
+}
+
+// walkAgent runs walks over c from each script, with a budget per walk
+// (budget(walk)), stepping with FillMaskWithin: no step may fail or leave
+// the mask empty, and when the budget is spent the output must be
+// accepting. It returns the number of steps taken.
+func walkAgent(t *testing.T, c *Constraint, seed uint64, walks int, budget func(walk int) int, maxSteps int) int {
+	t.Helper()
+	ti := c.ti
+	dst := make([]uint64, ti.MaskWords())
+	steps := 0
+	for walk := range walks {
+		script := agentScripts[walk%len(agentScripts)]
+		am := &agentModel{ti: ti, rng: rand.New(rand.NewPCG(seed, uint64(walk))), script: script}
+		m := c.NewMatcher()
+		b := budget(walk)
+		var out []byte
+		for n := 0; ; n++ {
+			if b == 0 || n == maxSteps {
+				if b == 0 && !m.IsAccepting() {
+					t.Fatalf("walk %d (%q): budget spent in a state that is not accepting, after %q", walk, script, out)
+				}
+				break
+			}
+			if _, err := m.FillMaskWithin(dst, b); err != nil {
+				t.Fatalf("walk %d (%q): FillMaskWithin(%d) after %q = %v", walk, script, b, out, err)
+			}
+			ids := tokAllowedIDs(dst)
+			if len(ids) == 0 {
+				t.Fatalf("walk %d (%q): FillMaskWithin(%d) after %q: empty mask", walk, script, b, out)
+			}
+			tok := am.pick(ids)
+			steps++
+			if ti.IsEOS(tok) {
+				if !m.IsAccepting() {
+					t.Fatalf("walk %d: EOS allowed in a state that is not accepting, after %q", walk, out)
+				}
+				break
+			}
+			if err := m.Accept(tok); err != nil {
+				t.Fatalf("walk %d: Accept(%q) after %q = %v", walk, ti.raw[tok], out, err)
+			}
+			out = append(out, ti.raw[tok]...)
+			b--
+		}
+	}
+	return steps
+}
+
+// fallbackUsed reports how many states got their horizon from the
+// NFA-path bounds (Hu), and how many had their token search run out of
+// states after the byte search did (the bounds cut their masks).
+func fallbackUsed(c *Constraint) (horizons, cut int) {
+	cl := c.closer()
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	for q := StateID(1); int(q) < c.numStates(); q++ {
+		if _, ok := cl.hupp.get(q); ok {
+			horizons++
+		}
+	}
+	for q := range cl.tokFailed {
+		if h, _ := cl.hbyt.get(q); h == distInf {
+			cut++
+		}
+	}
+	return horizons, cut
+}
+
+// TestWithinUpperFallback reproduces the lead's failure: a tool-calling
+// turn over 24 tools, where the closing searches around free text that may
+// open a call explore every tool's arguments and run out of states (a
+// small MaxCloseStates makes it small). Walks with a large budget (what
+// 19,000 tokens of room are to it) and with budgets that run out in the
+// middle of a call must never fail a step nor see an empty mask, and must
+// be accepting when the budget is spent.
+func TestWithinUpperFallback(t *testing.T) {
+	ti, _ := agentVocab(t)
+	for _, limit := range []int{16, 64} {
+		t.Run(fmt.Sprintf("MaxCloseStates=%d", limit), func(t *testing.T) {
+			c, err := CompileConstraint(context.Background(), agentTurn(24), ti, Options{}, ConstraintOptions{MaxCloseStates: limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Without the fallback the first call inside "<tool_call>\n"
+			// fails: check that both searches do run out there.
+			m := c.NewMatcher()
+			for _, b := range []byte("Hi <tool_call>\n") {
+				if err := m.Accept(TokenID(slices.IndexFunc(ti.raw, func(tok []byte) bool { return len(tok) == 1 && tok[0] == b }))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cl := c.closer()
+			if _, err := cl.byteHorizon(c, m.State()); err != nil {
+				t.Fatal(err)
+			}
+			if h, _ := cl.hbyt.get(m.State()); h != distInf {
+				t.Fatalf("byte horizon after the tag = %d, want the search to run out (distInf)", h)
+			}
+			if _, err := cl.tokHorizon(c, m.State()); !isCode(err, ErrCloseBudget) {
+				t.Fatalf("tokHorizon after the tag = %v, want ErrCloseBudget", err)
+			}
+			walkAgent(t, c, 1, 10, func(int) int { return 19000 }, 300)
+			for _, extra := range []int{0, 1, 3, 8, 20} {
+				walkAgent(t, c, uint64(extra)+2, 10, func(walk int) int { return 40 + extra + walk }, -1)
+			}
+			if horizons, cut := fallbackUsed(c); horizons == 0 || cut == 0 {
+				t.Errorf("horizons from the NFA bounds: %d, masks cut by them: %d; want some of each", horizons, cut)
+			}
+		})
+	}
+}
+
+// TestWithinUpperFallbackLlama runs the same walks over the Llama-3.1
+// vocabulary (../shared; skipped when absent) with the default
+// MaxCloseStates and a smaller one.
+func TestWithinUpperFallbackLlama(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the Llama-3.1 vocabulary")
+	}
+	ti := tokLlama31(t)
+	for _, limit := range []int{0, 256} {
+		t.Run(fmt.Sprintf("MaxCloseStates=%d", limit), func(t *testing.T) {
+			c, err := CompileConstraint(context.Background(), agentTurn(24), ti, Options{}, ConstraintOptions{MaxCloseStates: limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			walkAgent(t, c, 7, 5, func(int) int { return 19000 }, 150)
+			for _, extra := range []int{0, 5} {
+				walkAgent(t, c, uint64(extra)+8, 5, func(walk int) int { return 30 + extra + walk }, -1)
+			}
+		})
+	}
+}
+
+// TestUpperBoundsSound checks U ≥ D, and Hu ≥ H, against the brute force
+// on every state the walks of TestWithinUpperFallback's constraint reach
+// (over a smaller turn, so that the brute force stays cheap), and that no
+// bound was stored into the exact tables.
+func TestUpperBoundsSound(t *testing.T) {
+	ti, _ := agentVocab(t)
+	c, err := CompileConstraint(context.Background(), agentTurn(4), ti, Options{}, ConstraintOptions{MaxCloseStates: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range []int{0, 2, 6} {
+		walkAgent(t, c, uint64(extra)+30, 10, func(walk int) int { return 30 + extra + walk }, -1)
+	}
+	bf := newBruteClose(c)
+	bf.checkStored(t)
+	cl := c.closer()
+	cl.mu.Lock()
+	var states []StateID
+	for q := StateID(1); int(q) < c.numStates(); q++ {
+		states = append(states, q)
+	}
+	cl.ensureUpper(c, states, true)
+	cl.mu.Unlock()
+	checked := 0
+	for _, q := range states {
+		u, _ := cl.ub.at.get(q)
+		if d := bf.d(t, q); u < d {
+			t.Fatalf("state %d: U = %d < D = %d", q, u, d)
+		}
+		if u != distInf {
+			checked++
+		}
+		if hu, ok := cl.hupp.get(q); ok {
+			h := int32(-1)
+			for _, s := range bf.next(t, q) {
+				if s != DeadState {
+					h = max(h, bf.d(t, s))
+				}
+			}
+			if hu < h {
+				t.Fatalf("state %d: Hu = %d < H = %d", q, hu, h)
+			}
+		}
+	}
+	if checked < len(states)/2 {
+		t.Errorf("only %d of %d states have a finite bound", checked, len(states))
+	}
+}
+
+// TestShortTable checks short, the AST estimate behind the placeholders'
+// bounds, on one node per operator over a vocabulary with every byte and
+// over one without the bytes above 0x7F. The nodes are part of the
+// constraint (under a Defer), as they always are: usable bytes are decided
+// per byte class.
+func TestShortTable(t *testing.T) {
+	all, _ := agentVocab(t)
+	var ascii []string
+	for b := range 0x80 {
+		ascii = append(ascii, string([]byte{byte(b)}))
+	}
+	low, _ := closeVocab(t, ascii...)
+	inf := distInf
+	compiled := And(Star(Lit("a")), Not(Lit("a")))
+	cases := []struct {
+		name     string
+		n        *Node
+		all, low int32
+	}{
+		{"empty", Empty(), 0, 0},
+		{"nomatch", NoMatch(), inf, inf},
+		{"literal", Lit("abc"), 3, 3},
+		{"literal non-ASCII", Lit("é"), 2, inf},
+		{"bytes", ByteClass(ByteRange{0x80, 0xFF}, ByteRange{'a', 'a'}), 1, 1},
+		{"bytes high", ByteClass(ByteRange{0x80, 0xFF}), 1, inf},
+		{"runes", RuneClass(RuneRange{0x400, 0x4FF}), 2, inf},
+		{"runes mixed", RuneClass(RuneRange{'a', 'z'}, RuneRange{0x10000, 0x10FFFF}), 1, 1},
+		{"runes surrogates", RuneClass(RuneRange{0xD800, 0xE000}), 3, inf},
+		{"concat", Cat(Lit("ab"), RuneClass(RuneRange{0x800, 0x900})), 5, inf},
+		{"alt", Alt(Lit("abcd"), Lit("é")), 2, 4},
+		{"repeat", Repeat(Lit("ab"), 3, 5), 6, 6},
+		{"star", Star(Lit("ab")), 0, 0},
+		{"defer", Defer(Cat(Lit("ab"), Star(Lit("x")))), 2, 2},
+		{"perm", Perm(Lit(", "), NoMatch(), []*Node{Lit("aaa"), Lit("b"), Lit("cc")}, []bool{true, false, true}), 7, 7},
+		{"and compiled", compiled, 0, 0},
+	}
+	alts := []*Node{Lit("x")}
+	for _, tc := range cases {
+		alts = append(alts, tc.n)
+	}
+	n := Cat(Lit("<"), Defer(Cat(Lit("("), compiled, Alt(alts...))), Lit(">"))
+	for _, v := range []struct {
+		name string
+		ti   *TokenIndex
+		want func(i int) int32
+	}{{"all", all, func(i int) int32 { return cases[i].all }}, {"ascii", low, func(i int) int32 { return cases[i].low }}} {
+		c, err := CompileConstraint(context.Background(), n, v.ti, Options{NoPrebuild: true}, ConstraintOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl := c.closer()
+		cl.mu.Lock()
+		cl.ub.short = map[*Node]int32{}
+		for i, tc := range cases {
+			if got := cl.short(c, tc.n); got != v.want(i) {
+				t.Errorf("short(%s) over %s = %d, want %d", tc.name, v.name, got, v.want(i))
+			}
+		}
+		// An intersection the compiler has not built is unknown.
+		if got := cl.short(c, And(Plus(Lit("b")), Not(Lit("b")))); got != inf || !cl.ub.unknown {
+			t.Errorf("short(an intersection not compiled) = %d, unknown %v; want distInf, true", got, cl.ub.unknown)
+		}
+		cl.mu.Unlock()
+	}
+}
