@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"conform/runner"
+	"conform/turn"
 )
 
 // anthropicIgnored are the Messages fields accepted and ignored, with why
@@ -129,6 +130,9 @@ func (s *Server) messages(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	if req.Thinking != nil && req.Thinking.Type == "enabled" && !thinks(m.Model.Reasoning) {
+		return unsupported("thinking", "thinking: extended thinking needs a reasoning model; this one is not served as one (--reasoning-format): send thinking {\"type\": \"disabled\"} or \"adaptive\", or omit it")
+	}
 	ctx, cancel := context.WithCancel(c.Request.Context())
 	defer cancel()
 	t, prompt, err := s.chatTurn(ctx, c, m, j)
@@ -142,6 +146,10 @@ func (s *Server) messages(c *gin.Context) error {
 	return s.generate(ctx, m, j.Gen.request(t, [][]runner.TokenID{prompt}, t0, "max_tokens", "messages"),
 		anthropicSink(c, model, len(prompt), j.Gen))
 }
+
+// thinks reports whether a model of reasoning format f can think (it has
+// a reasoning block).
+func thinks(f turn.ReasoningFormat) bool { return f != "" && f != turn.ReasoningNone }
 
 // countTokens is POST /v1/messages/count_tokens: the conversation and
 // tools rendered through the chat template and tokenized, as a Messages

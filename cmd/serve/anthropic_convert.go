@@ -43,6 +43,9 @@ func FromMessagesRequest(r *MessagesRequest, lim Limits) (*chatJob, error) {
 	if r.Temperature != nil && (*r.Temperature < 0 || *r.Temperature > 1) {
 		return nil, badParam("temperature", "temperature: must be between 0 and 1")
 	}
+	if th := r.Thinking; th != nil && th.Type == "enabled" && th.BudgetTokens >= *r.MaxTokens {
+		return nil, badParam("max_tokens", fmt.Sprintf("max_tokens: must be greater than thinking.budget_tokens (%d), which it includes", th.BudgetTokens))
+	}
 	j, err := fromAnthPrompt(anthPrompt{Model: r.Model, Messages: r.Messages, System: r.System, Tools: r.Tools, ToolChoice: r.ToolChoice,
 		Thinking: r.Thinking, OutputConfig: r.OutputConfig, OutputFormat: r.OutputFormat}, lim)
 	if err != nil {
@@ -81,16 +84,25 @@ func fromAnthPrompt(p anthPrompt, lim Limits) (*chatJob, error) {
 	if len(p.Tools) > lim.MaxTools {
 		return nil, overLimit("tools", "array_above_max_length", fmt.Sprintf("%d tools", len(p.Tools)), lim.MaxTools, "max-tools")
 	}
+	j := &chatJob{Model: p.Model}
 	if p.Thinking != nil {
 		switch p.Thinking.Type {
-		case "disabled", "adaptive":
+		case "adaptive":
+			// The model decides, within --reasoning-budget: the
+			// template's default.
+		case "disabled":
+			j.Thinking.Off = true
 		case "enabled":
-			return nil, unsupported("thinking", "thinking: extended thinking is not supported: the model is not served as a reasoning model (send thinking {\"type\": \"disabled\"} or omit it)")
+			// Anthropic's rule: at least 1024 tokens of thinking.
+			if p.Thinking.BudgetTokens < 1024 {
+				return nil, badParam("thinking.budget_tokens", "thinking.budget_tokens: must be at least 1024")
+			}
+			b := p.Thinking.BudgetTokens
+			j.Thinking.Budget = &b
 		default:
 			return nil, badParam("thinking.type", fmt.Sprintf("thinking.type %q: want enabled, disabled or adaptive", clipText(p.Thinking.Type, 32)))
 		}
 	}
-	j := &chatJob{Model: p.Model}
 	if err := anthOutput(p, lim, &j.Spec); err != nil {
 		return nil, err
 	}
@@ -162,7 +174,8 @@ func rawString(s string) json.RawMessage {
 // the values): system first; an assistant's text blocks joined as its
 // content and its tool_use blocks as tool_calls (input as the arguments);
 // a user's tool_result blocks as tool messages answering tool_use_id, in
-// the order of the blocks, between the user text around them. A
+// the order of the blocks, between the user text around them; an
+// assistant's thinking blocks as its reasoning_content. A
 // tool_result with is_error true has its text prefixed "Error: " (the
 // templates have no error flag).
 func anthChatMessages(system json.RawMessage, msgs []AnthMessage) ([]ChatMessage, error) {
@@ -194,7 +207,7 @@ func anthChatMessages(system json.RawMessage, msgs []AnthMessage) ([]ChatMessage
 		if err := json.Unmarshal(m.Content, &blocks); err != nil {
 			return nil, badParam(p+".content", p+".content: must be a string or an array of content blocks")
 		}
-		var text strings.Builder
+		var text, thinking strings.Builder
 		hasText := false
 		flush := func() {
 			if hasText {
@@ -210,6 +223,13 @@ func anthChatMessages(system json.RawMessage, msgs []AnthMessage) ([]ChatMessage
 			case "text":
 				text.WriteString(b.Text)
 				hasText = true
+			case "thinking":
+				if m.Role != "assistant" {
+					return nil, badParam(bp+".type", bp+": thinking blocks belong to assistant messages")
+				}
+				thinking.WriteString(b.Thinking)
+			case "redacted_thinking":
+				return nil, unsupported(bp+".type", bp+": redacted_thinking blocks cannot be read by this server (it issues none); leave them out")
 			case "tool_use":
 				if m.Role != "assistant" {
 					return nil, badParam(bp+".type", bp+": tool_use blocks belong to assistant messages")
@@ -242,12 +262,16 @@ func anthChatMessages(system json.RawMessage, msgs []AnthMessage) ([]ChatMessage
 				}
 				out = append(out, ChatMessage{Role: "tool", ToolCallID: b.ToolUseID, Content: rawString(res)})
 			default:
-				return nil, badParam(bp+".type", fmt.Sprintf("%s.type: content block type %q is not supported (text, tool_use and tool_result)", bp, clipText(b.Type, 32)))
+				return nil, badParam(bp+".type", fmt.Sprintf("%s.type: content block type %q is not supported (text, thinking, tool_use and tool_result)", bp, clipText(b.Type, 32)))
 			}
 		}
-		if asst != nil {
-			// One assistant turn: its text, then its calls.
+		if asst != nil || thinking.Len() > 0 {
+			// One assistant turn: its thinking, its text, then its calls.
+			if asst == nil {
+				asst = &ChatMessage{Role: "assistant"}
+			}
 			asst.Content = rawString(text.String())
+			asst.ReasoningContent = thinking.String()
 			out = append(out, *asst)
 			continue
 		}

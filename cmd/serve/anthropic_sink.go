@@ -67,8 +67,16 @@ func anthUsage(u runner.Usage) AnthUsage {
 	return AnthUsage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, CacheReadInputTokens: u.CachedTokens}
 }
 
-// anthropicJSON is a message as one JSON body: a text block when there is
-// content, then a tool_use block per call.
+// thinkingBlock is a thinking block of text (unsigned: the signature is
+// empty).
+func thinkingBlock(text string) AnthOutBlock {
+	sig := ""
+	return AnthOutBlock{Type: "thinking", Thinking: &text, Signature: &sig}
+}
+
+// anthropicJSON is a message as one JSON body: a thinking block when the
+// model reasoned, a text block when there is content, then a tool_use
+// block per call.
 type anthropicJSON struct {
 	anthropicResponse
 	jsonSink
@@ -78,6 +86,9 @@ type anthropicJSON struct {
 func (b *anthropicJSON) close(u runner.Usage) error {
 	m := &b.msgs[0]
 	resp := AnthResponse{ID: b.id, Type: "message", Role: "assistant", Model: b.model, Content: []AnthOutBlock{}, Usage: anthUsage(u)}
+	if th := m.Reasoning(); th != "" {
+		resp.Content = append(resp.Content, thinkingBlock(th))
+	}
 	if text := m.Content(); text != "" {
 		resp.Content = append(resp.Content, AnthOutBlock{Type: "text", Text: &text})
 	}
@@ -92,15 +103,16 @@ func (b *anthropicJSON) close(u runner.Usage) error {
 
 // anthropicStream is a streamed message, in the reference's order:
 // message_start, ping, then per content block content_block_start, its
-// deltas (text_delta, or input_json_delta whose partial_json fragments
-// concatenate to the tool_use input) and content_block_stop, then
+// deltas (thinking_delta, text_delta, or input_json_delta whose
+// partial_json fragments concatenate to the tool_use input) and
+// content_block_stop, then
 // message_delta (stop_reason, usage.output_tokens) and message_stop. A
 // failure after the start is an error event.
 type anthropicStream struct {
 	anthropicResponse
 	w     *sse
 	index int    // the open block's index, or the next block's when none is open
-	cur   string // the open block's type: "", "text" or "tool_use"
+	cur   string // the open block's type: "", "thinking", "text" or "tool_use"
 	args  bool   // the open tool_use block has received argument fragments
 	done  bool   // message_delta was written
 }
@@ -144,6 +156,14 @@ func (s *anthropicStream) delta(d map[string]any) {
 func (s *anthropicStream) step(st turn.Step) {
 	for _, e := range st.Events {
 		switch e.Kind {
+		case turn.EventReasoning:
+			if e.Text == "" {
+				continue
+			}
+			if s.cur != "thinking" {
+				s.start(thinkingBlock(""))
+			}
+			s.delta(map[string]any{"type": "thinking_delta", "thinking": e.Text})
 		case turn.EventContent:
 			if e.Text == "" {
 				continue

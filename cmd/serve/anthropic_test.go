@@ -539,7 +539,20 @@ func TestFromMessagesRequest(t *testing.T) {
 		{name: "zero max_tokens", body: `{"max_tokens":0,"messages":[{"role":"user","content":"x"}]}`, err: "max_tokens"},
 		{name: "hot", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"temperature":1.5}`, err: "temperature"},
 		{name: "no messages", body: `{"max_tokens":7,"messages":[]}`, err: "messages"},
-		{name: "thinking", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"thinking":{"type":"enabled","budget_tokens":100}}`, err: "thinking"},
+		{name: "thinking budget", body: `{"max_tokens":2000,"messages":[{"role":"user","content":"x"}],"thinking":{"type":"enabled","budget_tokens":100}}`, err: "thinking.budget_tokens"},
+		{name: "thinking over max_tokens", body: `{"max_tokens":1024,"messages":[{"role":"user","content":"x"}],"thinking":{"type":"enabled","budget_tokens":1024}}`, err: "max_tokens"},
+		{name: "thinking enabled", body: `{"max_tokens":2000,"messages":[{"role":"user","content":"x"}],"thinking":{"type":"enabled","budget_tokens":1024}}`,
+			check: func(t *testing.T, j *chatJob) {
+				if j.Thinking.Off || j.Thinking.Budget == nil || *j.Thinking.Budget != 1024 {
+					t.Errorf("thinking %+v", j.Thinking)
+				}
+			}},
+		{name: "thinking disabled", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"thinking":{"type":"disabled"}}`,
+			check: func(t *testing.T, j *chatJob) {
+				if !j.Thinking.Off {
+					t.Errorf("thinking %+v", j.Thinking)
+				}
+			}},
 		{name: "format without schema", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"output_config":{"format":{"type":"json_schema"}}}`, err: "output_config.format.schema"},
 		{name: "format type", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"output_config":{"format":{"type":"xml","schema":{}}}}`, err: "output_config.format.type"},
 		{name: "two formats", body: `{"max_tokens":7,"messages":[{"role":"user","content":"x"}],"output_format":{"type":"json_schema","schema":{}},"output_config":{"format":{"type":"json_schema","schema":{}}}}`, err: "output_format"},

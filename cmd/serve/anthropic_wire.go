@@ -63,6 +63,10 @@ type AnthBlock struct {
 	IsError      bool            `json:"is_error,omitempty"`
 	CacheControl json.RawMessage `json:"cache_control,omitempty"`
 	Citations    json.RawMessage `json:"citations,omitempty"`
+	// Thinking is a thinking block's text (an earlier turn's reasoning);
+	// its signature is not checked.
+	Thinking  string `json:"thinking,omitempty"`
+	Signature string `json:"signature,omitempty"`
 }
 
 // AnthTool is a client tool: a name, a description and the JSON Schema of
@@ -84,10 +88,10 @@ type AnthToolChoice struct {
 	DisableParallelToolUse bool   `json:"disable_parallel_tool_use,omitempty"`
 }
 
-// AnthThinking is thinking: {type: enabled, budget_tokens} asks for
-// extended thinking, which is refused until reasoning formats land;
-// disabled and adaptive (the model decides, and this one does not think)
-// are accepted.
+// AnthThinking is thinking: {type: enabled, budget_tokens} asks a
+// reasoning model to think within budget_tokens (refused for a model not
+// served as one); disabled turns thinking off; adaptive leaves it to the
+// model (and its template), within --reasoning-budget.
 type AnthThinking struct {
 	Type         string `json:"type"`
 	BudgetTokens int    `json:"budget_tokens,omitempty"`
@@ -118,11 +122,15 @@ type AnthResponse struct {
 // with its input (a JSON object that validates against the tool's
 // input_schema).
 type AnthOutBlock struct {
-	Type  string          `json:"type"`
-	Text  *string         `json:"text,omitempty"`
-	ID    string          `json:"id,omitempty"`
-	Name  string          `json:"name,omitempty"`
-	Input json.RawMessage `json:"input,omitempty"`
+	Type string  `json:"type"`
+	Text *string `json:"text,omitempty"`
+	// Thinking and Signature are a thinking block's (the signature is
+	// empty: this server signs nothing).
+	Thinking  *string         `json:"thinking,omitempty"`
+	Signature *string         `json:"signature,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
 }
 
 // AnthUsage is a response's token usage.

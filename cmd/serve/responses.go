@@ -63,6 +63,11 @@ func (s *Server) responses(c *gin.Context) error {
 	if len(j.IgnoredTools) > 0 {
 		c.Header("X-Conform-Ignored-Tools", strings.Join(j.IgnoredTools, ", "))
 	}
+	if req.Reasoning != nil && !thinks(m.Model.Reasoning) {
+		// Codex always sends it; a model that does not think has no use
+		// for it.
+		appendHeader(c, "X-Conform-Ignored", "reasoning")
+	}
 	if req.Store == nil || *req.Store {
 		// store defaults to true in OpenAI's API; nothing is stored here,
 		// and the response says store: false.

@@ -100,6 +100,9 @@ func FromResponsesRequest(r *ResponsesRequest, lim Limits, maxDefault int) (*res
 			return nil, unsupported("max_tool_calls", "max_tool_calls above 1 is not supported: a turn makes one call (max_tool_calls 1 or parallel_tool_calls false) or any number (omit it)")
 		}
 	}
+	if err := j.reasoning(r.Reasoning); err != nil {
+		return nil, err
+	}
 	format := RespFormat{Type: "text"}
 	if r.Text != nil && r.Text.Format != nil {
 		format = *r.Text.Format
@@ -119,6 +122,28 @@ func FromResponsesRequest(r *ResponsesRequest, lim Limits, maxDefault int) (*res
 	j.Gen = g
 	j.Echo = respEcho(r, format, j.Spec.Parallel)
 	return j, nil
+}
+
+// reasoning reads reasoning.effort: none turns thinking off, the others
+// bound the block as chat's reasoning_effort does (xhigh as high) and are
+// handed to the template as reasoning_effort (gpt-oss's reads it). On a
+// model that does not think it changes nothing (the handler says so).
+func (j *respJob) reasoning(r *RespReasoning) error {
+	if r == nil || r.Effort == nil {
+		return nil
+	}
+	effort := *r.Effort
+	if effort == "xhigh" {
+		effort = "high"
+	}
+	b, ok := turn.EffortBudget(effort)
+	if !ok {
+		return badParam("reasoning.effort", fmt.Sprintf("reasoning.effort %q: want none, minimal, low, medium, high or xhigh", clipText(*r.Effort, 32)))
+	}
+	j.Thinking.Budget = &b
+	j.Thinking.Off = b == 0
+	j.TemplateVars = map[string]templates.Value{"reasoning_effort": templates.Str(effort)}
+	return nil
 }
 
 // respEcho is the response object's settings part: what the request asked,

@@ -211,8 +211,15 @@ func checkRespStream(t *testing.T, evs []responses.ResponseStreamEventUnion) *re
 	for k, it := range final.Output {
 		var got string
 		switch it.Type {
-		case "message":
-			got = it.Content[0].Text
+		case "message", "reasoning":
+			var c struct {
+				Content []struct{ Text string } `json:"content"`
+			}
+			if json.Unmarshal([]byte(it.RawJSON()), &c) != nil || len(c.Content) != 1 {
+				t.Errorf("item %d: content %s", k, it.RawJSON())
+				continue
+			}
+			got = c.Content[0].Text
 		case "function_call":
 			got = it.Arguments.OfString
 			if got == "{}" && items[k] == "" {
