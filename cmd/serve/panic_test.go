@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/gin-gonic/gin"
+
 	"conform/runner"
 )
 
@@ -164,4 +166,24 @@ func grepLines(s string, words ...string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestEdgePanicEnvelope: a panic in a handler is a 500 in the envelope of
+// the route's API: Anthropic's on the Messages routes, OpenAI's elsewhere.
+func TestEdgePanicEnvelope(t *testing.T) {
+	ts := newTestServer(t, Config{}, "")
+	ts.Server.log = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	boom := func(c *gin.Context) { panic("injected handler panic") }
+	ts.Server.engine.POST("/v1/messages/boom", boom)
+	ts.Server.engine.POST("/v1/boom", boom)
+	resp, out := ts.post(t, "/v1/messages/boom", map[string]any{})
+	var anth AnthError
+	if resp.StatusCode != 500 || json.Unmarshal(out, &anth) != nil || anth.Type != "error" || anth.Error.Type != "api_error" {
+		t.Errorf("Messages route: %d %s, want 500 with Anthropic's api_error", resp.StatusCode, out)
+	}
+	resp, out = ts.post(t, "/v1/boom", map[string]any{})
+	var env ErrorBody
+	if resp.StatusCode != 500 || json.Unmarshal(out, &env) != nil || env.Error.Type != "server_error" {
+		t.Errorf("OpenAI route: %d %s, want 500 with OpenAI's server_error", resp.StatusCode, out)
+	}
 }

@@ -136,7 +136,11 @@ func (s *Server) edge(c *gin.Context) {
 		if p := recover(); p != nil {
 			s.metrics.panics.Inc()
 			log.Error("panic in request", "panic", p, "stack", string(debug.Stack()))
-			renderError(c, fmt.Errorf("panic: %v", p))
+			if strings.HasPrefix(c.Request.URL.Path, "/v1/messages") {
+				renderAnthropicError(c, fmt.Errorf("panic: %v", p))
+			} else {
+				renderError(c, fmt.Errorf("panic: %v", p))
+			}
 		}
 		status := c.Writer.Status()
 		path := c.FullPath()
