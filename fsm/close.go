@@ -27,8 +27,14 @@ package fsm
 // decides it: b−1 ≥ H(q) means the plain mask is the answer. H(q) is cached
 // per state, so a warm state pays a few atomic loads. Computing H exactly
 // needs D of every successor, and D needs a search over tokens (below),
-// which is the expensive part; so two cheaper sound bounds come first:
+// which is the expensive part; so cheaper sound bounds come first:
 //
+//   - NFA paths (lazy constraints; close_upper.go). U(q), the fewest
+//     one-byte-token bytes on a path of the NFA from q's NFA set to the
+//     match state, bounds D(q); Hu(q), the largest U over q's token
+//     successors, bounds H(q). It needs the successors and a few NFA sets
+//     per successor, read against one pass over the NFA (amortized over
+//     its growth), and no DFA state is created.
 //   - Byte distances. When a byte is itself a token (every byte is, in
 //     byte-level BPE and in SentencePiece with byte fallback; the classes
 //     holding such a byte are found at the trie's root), a path of B such
@@ -41,9 +47,12 @@ package fsm
 //     gives B' of every state; its largest value G bounds every H, and a
 //     budget above G needs no per-state work at all.
 //
-// Only when b−1 < Hb(q) is H(q) computed, and only when b−1 < H(q) is the
-// mask restricted: one trie walk keeping the tokens whose end state has
-// D ≤ b−1, interned like every mask and cached per (state, threshold).
+// Only when b−1 < Hu(q) is Hb(q) computed (for a lazy constraint; Hu may
+// come from a stale pass, see close_upper.go, and is computed again at a
+// fresh one when the byte search fails), only when b−1 is below both is
+// H(q) computed, and only when b−1 < H(q) is the mask restricted: one trie
+// walk keeping the tokens whose end state has D ≤ b−1, interned like every
+// mask and cached per (state, threshold).
 //
 // The successor walk is the one cost a cold state adds to its mask. A
 // state that every string-safe character leads back to (an unbounded JSON
@@ -85,8 +94,10 @@ package fsm
 // states.
 //
 // Each token search explores at most ConstraintOptions.MaxCloseStates
-// states, a byte search byteSearchFactor times as many (ErrCloseBudget
-// otherwise). A failed byte search only makes its bound unknown (the exact
+// states, a byte search byteSearchFactor times as many, and a search of a
+// lazy constraint may grow its NFA and its DFA by at most an eighth of the
+// room their budgets leave (searchGrowthShare; ErrCloseBudget otherwise).
+// A failed byte search only makes its bound unknown (the exact
 // one is computed instead). When a token search fails, the byte distances,
 // if known, still give a sound mask: the tokens whose end state has
 // B' ≤ b−1. B' ≥ D and a one-byte token lowers B' by one, so while B'(q) ≤ b
@@ -98,26 +109,28 @@ package fsm
 // ball of radius about D around the successors of free text whose next
 // token may open a tool call holds every tool's argument automaton up to
 // that depth, thousands of states, while the budget is thousands of
-// tokens. A lazy constraint then falls back on U ≥ D, the shortest NFA
-// path over one-byte-token bytes from the state's NFA set, computed by one
-// pass over the NFA instead of a ball of DFA states (close_upper.go, which
-// argues its soundness: a lazy DFA state is exactly its NFA set, and
-// intersections, complements and pattern assertions are spliced in as
-// trimmed fragments, so no NFA path is ever killed). Its horizon
-// Hu(q) ≤ b−1 gives the plain mask without any token search; below it the
-// exact search is tried (once per state: a state whose search ran out is
-// not searched again), and when that fails too the mask keeps the tokens
-// whose end state has U ≤ b−1, by the same argument as the byte fallback:
+// tokens. (Before the NFA bounds, that failed the generation at once.) A
+// lazy constraint's U ≥ D, read against one pass over the NFA instead of
+// a ball of DFA states (close_upper.go, which argues its soundness: a lazy
+// DFA state is exactly its NFA set, and intersections, complements and
+// pattern assertions are spliced in as trimmed fragments, so no NFA path
+// is ever killed), answers there: Hu(q) ≤ b−1 gives the plain mask without
+// any search. Below it the exact search is tried (once per state: a state
+// whose token search ran out is not searched again), and when the byte
+// and token searches both fail the mask keeps the tokens whose end state
+// has U ≤ b−1, by the same argument as the byte fallback:
 // one version of the bounds for the state and its successors, so while
 // U(q) ≤ b the mask is not empty, and bounds only shrink as the lazy NFA
 // grows, so the next step's U(q') still fits. Only when U(q) does not fit
 // either is the search error returned. Lazy states reached by a search are
-// created as a mask would create them, under the constraint's DFA budgets.
+// created as a mask would create them, under the constraint's DFA budgets
+// and the search's share of them.
 //
 // Searches run under the closer's mutex (one at a time per constraint);
 // the distances and horizons they publish are read with atomic loads, and
 // they never change once stored (they are exact), so any number of
-// matchers share them.
+// matchers share them. The NFA bounds are never stored as distances: Hu
+// only ever shrinks to another sound bound, and U is kept per version.
 
 import (
 	"math"

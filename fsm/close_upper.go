@@ -58,17 +58,22 @@ package fsm
 // The bounds only improve as the NFA grows: an expansion replaces a
 // placeholder by a fragment whose shortest usable path is at most the
 // placeholder's short (the NFA's distances are exact where the AST's are
-// estimates), and otherwise only adds states and edges. So dn is computed
-// again, by one Dijkstra pass backward from the match state over the whole
-// NFA (linear up to the heap's logarithm, no DFA states created), whenever
-// the NFA has grown since the last pass and a bound is asked for; each pass
-// is a version, and the per-DFA-state U of one version are kept until the
-// next. One call of the fallback uses one version for the state and all
-// its successors, which is what the induction needs: with U(q) ≤ b, q's
-// minimizing path starts with a usable byte into a successor s with
-// U(s) ≤ U(q) − 1 ≤ b − 1 (its set holds the path's next state, whose
-// distance is one less), so the restricted mask is not empty; and at the
-// next step, whatever version it sees, U(s) is no larger. A horizon
+// estimates), and otherwise only adds states and edges; and a pass that
+// does not know the newer NFA states still gives sound bounds (it leaves
+// their paths out of the minimum). dn is computed by one Dijkstra pass
+// backward from the match state over the whole NFA (linear up to the
+// heap's logarithm, no DFA states created); each pass is a version, and
+// the per-DFA-state U of one version are kept until the next. The first
+// horizon asked for makes the first pass; later ones read the last pass as
+// it is until the NFA has grown by a quarter (so the passes cost a
+// constant times the NFA's final size), and a horizon asked for after a
+// failed byte search, or a mask cut by the bounds, makes a fresh pass when
+// the NFA has grown at all. A cut mask uses one fresh version for the
+// state and all its successors, which is what the induction needs: with
+// U(q) ≤ b, q's minimizing path starts with a usable byte into a successor
+// s with U(s) ≤ U(q) − 1 ≤ b − 1 (its set holds the path's next state,
+// whose distance is one less), so the restricted mask is not empty; and at
+// the next step, a later version, U(s) is no larger. A horizon
 // Hu(q) = max U over q's successors is an upper bound of H(q) whatever the
 // version and is cached per state like H and Hb. None of these values
 // enters the exact tables (tok, byt): they are bounds, not distances.
