@@ -55,6 +55,9 @@ type Event struct {
 	Top []sampler.TokenLogprob
 	// Finish is set in the final event only.
 	Finish FinishReason
+	// StopSequence is the stop sequence that ended the request, in the
+	// final event of a FinishStop.
+	StopSequence string
 	// Err is the failure when Finish is FinishError or FinishCancelled.
 	Err error
 	// Usage is set in the final event only.

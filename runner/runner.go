@@ -710,6 +710,8 @@ func (r *Runner) finish(s *slot, why FinishReason, err error, dropKV bool) {
 	ev := Event{Token: -1, Finish: why, Err: err}
 	if why != FinishStop {
 		ev.Text = s.text.flush()
+	} else {
+		ev.StopSequence = s.text.matched
 	}
 	u := s.usage
 	u.Elapsed = time.Since(rq.submitted)

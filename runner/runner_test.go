@@ -282,8 +282,8 @@ func TestStopSequences(t *testing.T) {
 		req.Stop = []string{"zzzzzz", stop}
 		res := collect(t, submit(t, r, req))
 		want := full[:strings.Index(full, stop)]
-		if res.text != want || res.final.Finish != FinishStop {
-			t.Errorf("Stop %q: text %q finish %s, want %q and stop", stop, res.text, res.final.Finish, want)
+		if res.text != want || res.final.Finish != FinishStop || res.final.StopSequence != stop {
+			t.Errorf("Stop %q: text %q finish %s (sequence %q), want %q and stop by %q", stop, res.text, res.final.Finish, res.final.StopSequence, want, stop)
 		}
 	}
 }
@@ -299,16 +299,17 @@ func TestTextState(t *testing.T) {
 		stops []string
 		steps []step
 		flush string
+		match string // the stop sequence matched
 	}{
-		{"no stops", nil, []step{{"ab", "ab", false}, {"c", "c", false}}, ""},
-		{"stop inside a piece", []string{"END"}, []step{{"abENDcd", "ab", true}}, ""},
-		{"stop across pieces", []string{"END"}, []step{{"abE", "ab", false}, {"N", "", false}, {"Dx", "", true}}, ""},
-		{"false start released", []string{"END"}, []step{{"abE", "ab", false}, {"Nx", "ENx", false}}, ""},
-		{"held at the end is flushed", []string{"END"}, []step{{"abEN", "ab", false}}, "EN"},
-		{"earliest of two stops", []string{"cd", "bc"}, []step{{"abcd", "a", true}}, ""},
-		{"UTF-8 split", nil, []step{{"a\xc3", "a", false}, {"\xa9b", "\u00e9b", false}}, ""},
-		{"UTF-8 three bytes", nil, []step{{"\xe2\x82", "", false}, {"\xac", "\u20ac", false}}, ""},
-		{"invalid byte not held", nil, []step{{"a\xff", "a\xff", false}}, ""},
+		{"no stops", nil, []step{{"ab", "ab", false}, {"c", "c", false}}, "", ""},
+		{"stop inside a piece", []string{"END"}, []step{{"abENDcd", "ab", true}}, "", "END"},
+		{"stop across pieces", []string{"END"}, []step{{"abE", "ab", false}, {"N", "", false}, {"Dx", "", true}}, "", "END"},
+		{"false start released", []string{"END"}, []step{{"abE", "ab", false}, {"Nx", "ENx", false}}, "", ""},
+		{"held at the end is flushed", []string{"END"}, []step{{"abEN", "ab", false}}, "EN", ""},
+		{"earliest of two stops", []string{"cd", "bc"}, []step{{"abcd", "a", true}}, "", "bc"},
+		{"UTF-8 split", nil, []step{{"a\xc3", "a", false}, {"\xa9b", "\u00e9b", false}}, "", ""},
+		{"UTF-8 three bytes", nil, []step{{"\xe2\x82", "", false}, {"\xac", "\u20ac", false}}, "", ""},
+		{"invalid byte not held", nil, []step{{"a\xff", "a\xff", false}}, "", ""},
 	}
 	for _, tt := range tests {
 		var ts textState
@@ -318,6 +319,9 @@ func TestTextState(t *testing.T) {
 			if rel != s.release || stopped != s.stopped {
 				t.Errorf("%s: push #%d (%q) = %q, %v, want %q, %v", tt.name, i, s.piece, rel, stopped, s.release, s.stopped)
 			}
+		}
+		if ts.matched != tt.match {
+			t.Errorf("%s: matched %q, want %q", tt.name, ts.matched, tt.match)
 		}
 		if got := ts.flush(); got != tt.flush {
 			t.Errorf("%s: flush() = %q, want %q", tt.name, got, tt.flush)

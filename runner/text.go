@@ -11,8 +11,9 @@ import (
 // stop sequence split across tokens is never streamed and a multi-byte
 // character split across tokens is streamed whole.
 type textState struct {
-	stops [][]byte
-	buf   []byte // text not yet released
+	stops   [][]byte
+	buf     []byte // text not yet released
+	matched string // the stop sequence found, once push reported it
 }
 
 func (t *textState) reset(stops []string) {
@@ -23,17 +24,19 @@ func (t *textState) reset(stops []string) {
 		}
 	}
 	t.buf = t.buf[:0]
+	t.matched = ""
 }
 
 // push adds a piece and returns the text now certain. stopped reports that
 // a stop sequence was found: release then ends just before it, and the stop
-// sequence and everything after it are dropped.
+// sequence and everything after it are dropped, and matched names the
+// sequence (the one that starts first).
 func (t *textState) push(piece []byte) (release string, stopped bool) {
 	t.buf = append(t.buf, piece...)
 	first := -1
 	for _, s := range t.stops {
 		if i := bytes.Index(t.buf, s); i >= 0 && (first < 0 || i < first) {
-			first = i
+			first, t.matched = i, string(s)
 		}
 	}
 	if first >= 0 {

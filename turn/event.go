@@ -105,6 +105,9 @@ type Finish struct {
 	Calls int
 	// Usage counts the choice's tokens (zero when it never started).
 	Usage runner.Usage
+	// StopSequence is the stop sequence that ended the choice (Reason
+	// FinishStopSequence), as the request gave it.
+	StopSequence string
 	// Err is set when the choice failed or was cancelled: a runner error
 	// (runner.CodePanic for a recovered panic), or the context's error.
 	Err error

@@ -290,7 +290,7 @@ func (d *Driver) follow(ctx context.Context, req *Request, idx int, ch <-chan ru
 			continue
 		}
 		evs := append(p.Feed(ev.Text), p.Close()...)
-		f := Finish{Reason: ReasonOf(ev.Finish, p.Calls()), Calls: p.Calls()}
+		f := Finish{Reason: ReasonOf(ev.Finish, p.Calls()), Calls: p.Calls(), StopSequence: ev.StopSequence}
 		if ev.Usage != nil {
 			ev.Usage.ReasoningTokens = reasoningTokens(guide)
 			f.Usage = *ev.Usage

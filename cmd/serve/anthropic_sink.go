@@ -12,10 +12,9 @@ import (
 )
 
 // anthropicStop is a Messages stop_reason and stop_sequence for a finish:
-// tool_use, max_tokens (the token limit or the context), stop_sequence,
-// end_turn. The runner does not say which stop sequence matched, so
-// stop_sequence is named only when the request gave one (null otherwise).
-func anthropicStop(f *turn.Finish, stops []string) (reason string, seq *string) {
+// tool_use, max_tokens (the token limit or the context), stop_sequence
+// (naming the sequence that matched), end_turn.
+func anthropicStop(f *turn.Finish) (reason string, seq *string) {
 	if f == nil {
 		return "end_turn", nil
 	}
@@ -25,11 +24,8 @@ func anthropicStop(f *turn.Finish, stops []string) (reason string, seq *string) 
 	case turn.FinishLength, turn.FinishContext:
 		return "max_tokens", nil
 	case turn.FinishStopSequence:
-		if len(stops) == 1 {
-			s := stops[0]
-			return "stop_sequence", &s
-		}
-		return "stop_sequence", nil
+		s := f.StopSequence
+		return "stop_sequence", &s
 	}
 	return "end_turn", nil
 }
@@ -95,7 +91,7 @@ func (b *anthropicJSON) close(u runner.Usage) error {
 	for _, call := range m.Calls {
 		resp.Content = append(resp.Content, AnthOutBlock{Type: "tool_use", ID: newID("toolu_"), Name: call.Name, Input: callInput(call.Arguments)})
 	}
-	reason, seq := anthropicStop(m.Finish, b.gen.Stop)
+	reason, seq := anthropicStop(m.Finish)
 	resp.StopReason, resp.StopSequence = &reason, seq
 	b.c.JSON(http.StatusOK, resp)
 	return nil
@@ -185,7 +181,7 @@ func (s *anthropicStream) step(st turn.Step) {
 			s.stop()
 		case turn.EventFinish:
 			s.stop()
-			reason, seq := anthropicStop(e.Finish, s.gen.Stop)
+			reason, seq := anthropicStop(e.Finish)
 			s.w.event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": reason, "stop_sequence": seq},
 				"usage": map[string]any{"output_tokens": e.Finish.Usage.CompletionTokens}})
 			s.done = true

@@ -623,3 +623,66 @@ func FuzzMessagesRequest(f *testing.F) {
 		}
 	})
 }
+
+// TestMessagesStopSequence: a turn ended by one of several stop sequences
+// names it in stop_sequence, plain and streamed, and the text stops before
+// it.
+func TestMessagesStopSequence(t *testing.T) {
+	ts := newTestServer(t, Config{}, "")
+	stops := []string{"e", "a", "zzz"}
+	named := 0
+	for _, stream := range []bool{false, true} {
+		for range 6 {
+			body := map[string]any{"model": "fake", "max_tokens": 200, "stream": stream, "stop_sequences": stops,
+				"messages": []any{map[string]any{"role": "user", "content": "hi"}}}
+			resp, out := ts.post(t, "/v1/messages", body)
+			if resp.StatusCode != 200 {
+				t.Fatalf("%d %s", resp.StatusCode, out)
+			}
+			var reason, seq, text string
+			if stream {
+				names, datas := anthSSE(t, out)
+				for k, n := range names {
+					raw, _ := json.Marshal(datas[k])
+					var d struct {
+						Delta struct {
+							Text         string  `json:"text"`
+							StopReason   string  `json:"stop_reason"`
+							StopSequence *string `json:"stop_sequence"`
+						} `json:"delta"`
+					}
+					_ = json.Unmarshal(raw, &d)
+					text += d.Delta.Text
+					if n == "message_delta" {
+						reason = d.Delta.StopReason
+						if d.Delta.StopSequence != nil {
+							seq = *d.Delta.StopSequence
+						}
+					}
+				}
+			} else {
+				var m AnthResponse
+				if err := json.Unmarshal(out, &m); err != nil {
+					t.Fatal(err)
+				}
+				reason = *m.StopReason
+				if m.StopSequence != nil {
+					seq = *m.StopSequence
+				}
+				for _, b := range m.Content {
+					text += *b.Text
+				}
+			}
+			if reason != "stop_sequence" {
+				continue
+			}
+			named++
+			if seq != "e" && seq != "a" || strings.Contains(text, seq) {
+				t.Errorf("stop_sequence %q, text %q", seq, text)
+			}
+		}
+	}
+	if named == 0 {
+		t.Error("no turn ended by a stop sequence")
+	}
+}
