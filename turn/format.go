@@ -306,21 +306,3 @@ func (sx syntax) key() []string {
 	return []string{sx.Begin, b(sx.OptBegin), sx.Open, sx.NameEnd, b(sx.Index), sx.IndexEnd, b(sx.Params),
 		sx.POpen, sx.PKeyEnd, sx.PClose, sx.Close, sx.Sep, sx.End, sx.Trigger, sx.Content, b(sx.Single), b(sx.InObject)}
 }
-
-// DetectFormat guesses the tool-call format a chat template teaches, from the
-// markers it writes: "[TOOL_CALLS]" is mistral, "<tool_call>" hermes (Qwen2.5,
-// Qwen3 and Hermes-3 templates all use it), "<|python_tag|>" or the Llama-3.1
-// "parameters" wording llama3_json. It returns false when the template shows
-// no tool-call format (the server then defaults to hermes).
-func DetectFormat(template string) (Format, bool) {
-	switch {
-	case strings.Contains(template, "[TOOL_CALLS]"):
-		return FormatMistral, true
-	case strings.Contains(template, "<tool_call>"):
-		return FormatHermes, true
-	case strings.Contains(template, "<|python_tag|>"),
-		strings.Contains(template, "<|start_header_id|>") && strings.Contains(template, `"parameters"`):
-		return FormatLlama3JSON, true
-	}
-	return FormatHermes, false
-}

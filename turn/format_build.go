@@ -49,6 +49,11 @@ func (b *builder) withoutCalls(text *fsm.Node, sx syntax, jsonContent bool) *fsm
 			// anywhere (it would read as a call that was not made).
 			banned = append(banned, fsm.Cat(fsm.Lit("{"), anyBytes), fsm.Cat(anyBytes, fsm.Lit(callPrefix), anyBytes))
 		}
+		if sx.Begin != "" && !sx.OptBegin {
+			// Calls that open with a required Begin ("[" of a JSON
+			// list) cannot be text's start either.
+			banned = append(banned, fsm.Cat(fsm.Lit(sx.Begin+sx.Open), anyBytes))
+		}
 	default:
 		banned = append(banned, fsm.Cat(fsm.Lit(sx.Begin+sx.Open), anyBytes))
 		if sx.OptBegin {
