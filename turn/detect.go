@@ -184,6 +184,16 @@ func DetectDescription(template string) (Description, bool) {
 	if !ok {
 		return Description{}, false
 	}
+	if sh.d.ArgsAre == ArgsParams {
+		// A call without parameters is its name, the name's close and the
+		// call's close: the pieces must say so.
+		if r3 := render(tmpl, callsMessage(detectCall0)); r3 != "" {
+			c3, _ := between(r0, r3)
+			if j := strings.Index(c3, detectName); j < 0 || c3[j+len(detectName):] != sh.d.NameClose+sh.post[len(sh.d.Param.Close):] {
+				return Description{}, false
+			}
+		}
+	}
 	// The second call shows the separator, the index and whether a turn
 	// holds more than one call.
 	r2 := render(tmpl, callsMessage(detectCall, detectCall2))
