@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -135,12 +136,10 @@ var agentScripts = []string{
 // walkAgent runs walks over c from each script, with a budget per walk
 // (budget(walk)), stepping with FillMaskWithin: no step may fail or leave
 // the mask empty, and when the budget is spent the output must be
-// accepting. It returns the number of steps taken.
-func walkAgent(t *testing.T, c *Constraint, seed uint64, walks int, budget func(walk int) int, maxSteps int) int {
-	t.Helper()
+// accepting. maxSteps (-1: none) ends a walk early.
+func walkAgent(c *Constraint, seed uint64, walks int, budget func(walk int) int, maxSteps int) error {
 	ti := c.ti
 	dst := make([]uint64, ti.MaskWords())
-	steps := 0
 	for walk := range walks {
 		script := agentScripts[walk%len(agentScripts)]
 		am := &agentModel{ti: ti, rng: rand.New(rand.NewPCG(seed, uint64(walk))), script: script}
@@ -150,33 +149,32 @@ func walkAgent(t *testing.T, c *Constraint, seed uint64, walks int, budget func(
 		for n := 0; ; n++ {
 			if b == 0 || n == maxSteps {
 				if b == 0 && !m.IsAccepting() {
-					t.Fatalf("walk %d (%q): budget spent in a state that is not accepting, after %q", walk, script, out)
+					return fmt.Errorf("walk %d (%q): budget spent in a state that is not accepting, after %q", walk, script, out)
 				}
 				break
 			}
 			if _, err := m.FillMaskWithin(dst, b); err != nil {
-				t.Fatalf("walk %d (%q): FillMaskWithin(%d) after %q = %v", walk, script, b, out, err)
+				return fmt.Errorf("walk %d (%q): FillMaskWithin(%d) after %q = %w", walk, script, b, out, err)
 			}
 			ids := tokAllowedIDs(dst)
 			if len(ids) == 0 {
-				t.Fatalf("walk %d (%q): FillMaskWithin(%d) after %q: empty mask", walk, script, b, out)
+				return fmt.Errorf("walk %d (%q): FillMaskWithin(%d) after %q: empty mask", walk, script, b, out)
 			}
 			tok := am.pick(ids)
-			steps++
 			if ti.IsEOS(tok) {
 				if !m.IsAccepting() {
-					t.Fatalf("walk %d: EOS allowed in a state that is not accepting, after %q", walk, out)
+					return fmt.Errorf("walk %d: EOS allowed in a state that is not accepting, after %q", walk, out)
 				}
 				break
 			}
 			if err := m.Accept(tok); err != nil {
-				t.Fatalf("walk %d: Accept(%q) after %q = %v", walk, ti.raw[tok], out, err)
+				return fmt.Errorf("walk %d: Accept(%q) after %q = %w", walk, ti.raw[tok], out, err)
 			}
 			out = append(out, ti.raw[tok]...)
 			b--
 		}
 	}
-	return steps
+	return nil
 }
 
 // fallbackUsed reports how many states got their horizon from the
@@ -232,9 +230,13 @@ func TestWithinUpperFallback(t *testing.T) {
 			if _, err := cl.tokHorizon(c, m.State()); !isCode(err, ErrCloseBudget) {
 				t.Fatalf("tokHorizon after the tag = %v, want ErrCloseBudget", err)
 			}
-			walkAgent(t, c, 1, 10, func(int) int { return 19000 }, 300)
+			if err := walkAgent(c, 1, 10, func(int) int { return 19000 }, 300); err != nil {
+				t.Fatal(err)
+			}
 			for _, extra := range []int{0, 1, 3, 8, 20} {
-				walkAgent(t, c, uint64(extra)+2, 10, func(walk int) int { return 40 + extra + walk }, -1)
+				if err := walkAgent(c, uint64(extra)+2, 10, func(walk int) int { return 40 + extra + walk }, -1); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if horizons, cut := fallbackUsed(c); horizons == 0 || cut == 0 {
 				t.Errorf("horizons from the NFA bounds: %d, masks cut by them: %d; want some of each", horizons, cut)
@@ -257,11 +259,44 @@ func TestWithinUpperFallbackLlama(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			walkAgent(t, c, 7, 5, func(int) int { return 19000 }, 150)
+			if err := walkAgent(c, 7, 5, func(int) int { return 19000 }, 150); err != nil {
+				t.Fatal(err)
+			}
 			for _, extra := range []int{0, 5} {
-				walkAgent(t, c, uint64(extra)+8, 5, func(walk int) int { return 30 + extra + walk }, -1)
+				if err := walkAgent(c, uint64(extra)+8, 5, func(walk int) int { return 30 + extra + walk }, -1); err != nil {
+					t.Fatal(err)
+				}
 			}
 		})
+	}
+}
+
+// TestWithinUpperConcurrent walks one shared constraint from several
+// goroutines at once (run it with -race): the NFA passes, versions and
+// horizons of the bounds are shared like the exact distances, and every
+// walk must still close in time.
+func TestWithinUpperConcurrent(t *testing.T) {
+	ti, _ := agentVocab(t)
+	c, err := CompileConstraint(context.Background(), agentTurn(24), ti, Options{}, ConstraintOptions{MaxCloseStates: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const workers = 4
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			if errs[w] = walkAgent(c, uint64(w), 5, func(walk int) int { return 19000 }, 80); errs[w] != nil {
+				return
+			}
+			errs[w] = walkAgent(c, uint64(w)+10, 10, func(walk int) int { return 38 + w + walk }, -1)
+		})
+	}
+	wg.Wait()
+	for w, err := range errs {
+		if err != nil {
+			t.Errorf("worker %d: %v", w, err)
+		}
 	}
 }
 
@@ -276,7 +311,9 @@ func TestUpperBoundsSound(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, extra := range []int{0, 2, 6} {
-		walkAgent(t, c, uint64(extra)+30, 10, func(walk int) int { return 30 + extra + walk }, -1)
+		if err := walkAgent(c, uint64(extra)+30, 10, func(walk int) int { return 30 + extra + walk }, -1); err != nil {
+			t.Fatal(err)
+		}
 	}
 	bf := newBruteClose(c)
 	bf.checkStored(t)
