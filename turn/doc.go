@@ -15,9 +15,12 @@
 //	Spec (the request's output, tools, tool mode)
 //	  → Compiler.Compile: Build → one *fsm.Node of the whole turn
 //	      per tool: grammar.CompileSchema(parameters) → arguments node
-//	      per format: the call wrapper around {"name": "<n>", "arguments": <args_n>}
+//	      per format (a Description, format.go): the call wrapper around
+//	        the name and the arguments (one JSON value, or each parameter on
+//	        its own: strings raw, grammar.CompileRawString; others JSON)
 //	        as an alternation over tools, repeated with the format's separator
-//	        (exactly once when parallel is off or a function is named)
+//	        (exactly once when parallel is off, a function is named, or the
+//	        format holds one call a turn)
 //	      per tool mode: required/named = the calls only; auto = text that
 //	        cannot contain any plain-text marker of the format (trigger,
 //	        closing tag), then optionally the calls; none = such text only
@@ -37,14 +40,58 @@
 //
 // # Tool-call formats
 //
-//	hermes, qwen   <tool_call>\n{"name": "<n>", "arguments": {…}}\n</tool_call>
+// A format is a Description: data from which Build derives the calls'
+// constraint and the Parser its state machine, so that both follow the
+// same strings. The registry (format.go) holds these, with the marker
+// strings the models' own templates render (NAME the function, ARGS a JSON
+// object, K=V a parameter: string values raw, others JSON; IDX the call's
+// index):
+//
+//	hermes, qwen   <tool_call>\n{"name": "NAME", "arguments": ARGS}\n</tool_call>
 //	               calls separated by "\n"; trigger "<tool_call>"
-//	llama3_json    {"name": "<n>", "parameters": {…}}, optionally after
+//	llama3_json    {"name": "NAME", "parameters": ARGS}, optionally after
 //	               <|python_tag|>; calls separated by "; "; a turn is either
 //	               text or calls (calls only at its start: when tools are
 //	               offered, text may not begin with "{" nor contain
 //	               `{"name": "`)
-//	mistral        [TOOL_CALLS][{"name": "<n>", "arguments": {…}}, …]
+//	mistral        [TOOL_CALLS][{"name": "NAME", "arguments": ARGS}, …]
+//	deepseek_v3    <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME
+//	               ```json\nARGS\n```<｜tool▁call▁end｜>, calls separated by
+//	               "\n", then <｜tool▁calls▁end｜> (DeepSeek-V3, R1, R1 distills)
+//	deepseek_v31   <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS
+//	               <｜tool▁call▁end｜>…<｜tool▁calls▁end｜> (V3.1 and later)
+//	kimi_k2        <|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX
+//	               <|tool_call_argument_begin|>ARGS<|tool_call_end|>…
+//	               <|tool_calls_section_end|> (IDX any number; not checked)
+//	harmony        <|channel|>commentary to=functions.NAME <|constrain|>json
+//	               <|message|>ARGS<|call|>, one call a turn; a text turn is
+//	               <|channel|>final<|message|>TEXT (gpt-oss; its analysis
+//	               channel is not read here)
+//	qwen3_coder    <tool_call>\n<function=NAME>\n<parameter=K>\nV\n</parameter>\n…
+//	               </function>\n</tool_call>, calls separated by "\n"
+//	minimax_m2     <minimax:tool_call>\n<invoke name="NAME">\n
+//	               <parameter name="K">V</parameter>\n…</invoke>\n…
+//	               </minimax:tool_call>
+//	glm45          <tool_call>NAME<arg_key>K</arg_key>\n<arg_value>V</arg_value>…
+//	               </tool_call>, calls separated by "\n"
+//
+// A per-parameter format (qwen3_coder, minimax_m2, glm45) enforces the
+// tool's schema exactly: each declared parameter at most once, in the
+// order its properties list them, the required ones present, none other;
+// a string parameter's raw text by its string schema (pattern, length,
+// format, enum, const, not; grammar.CompileRawString), any other by its
+// JSON; no value can hold the marker that closes it. A schema the format
+// cannot carry (not an object schema, a parameter that may be a string or
+// another value, object-level keywords such as minProperties or anyOf) is
+// refused under strict and listed in Unenforced otherwise (the parameter
+// then written as JSON). The parser writes the arguments back as one JSON
+// object, strings JSON-quoted, streamed in fragments.
+//
+// DetectFormat and DetectDescription (detect.go) work the format out by
+// rendering the template with a known call and reading the pieces around
+// its name and arguments; a shape of a known kind with new marker strings
+// gets a Description of its own (Options.Description, NewParserOf,
+// Vocab.DetokenizerOf).
 //
 // # Reasoning
 //
