@@ -322,7 +322,7 @@ func (cl *closer) short1(c *Constraint, n *Node) int64 {
 			return 0
 		}
 		x := int64(cl.short(c, n.Subs[0]))
-		if x == inf {
+		if x == inf || int64(n.Min) >= inf {
 			return inf
 		}
 		return min(x*int64(n.Min), inf)

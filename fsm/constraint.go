@@ -54,8 +54,10 @@ type ConstraintOptions struct {
 	// always run.
 	TrustTrimmed bool
 	// MaxCloseStates bounds the states one closing-distance computation
-	// explores (MinTokens, FillMaskWithin; close.go); past it the call
-	// fails with ErrCloseBudget. 0 means DefaultMaxCloseStates; a negative
+	// explores (MinTokens, FillMaskWithin; close.go); past it MinTokens
+	// fails with ErrCloseBudget, and FillMaskWithin falls back on sound
+	// upper bounds (byte distances, NFA paths), failing only when none of
+	// them fits the budget. 0 means DefaultMaxCloseStates; a negative
 	// value means no limit.
 	MaxCloseStates int
 }

@@ -57,8 +57,10 @@
 // the budget left, so that output cut by max_tokens is complete. The
 // distances are found by a breadth-first search over token successors
 // with a certificate of exactness, cached per state, and skipped when a
-// cheaper bound (byte distances over one-byte tokens) shows that the
-// budget cannot bind; a budget that cannot bind costs what FillMask costs.
+// cheaper bound (shortest NFA paths or byte distances over one-byte
+// tokens) shows that the budget cannot bind; a budget that cannot bind
+// costs what FillMask costs. When the searches run out of states, those
+// bounds still close the output in time (close_upper.go).
 //
 // Every step runs under the budgets in Options (NFA states, DFA states and
 // table bytes, determinization work, repeat counts, nesting depth, a time
