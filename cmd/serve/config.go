@@ -36,7 +36,7 @@ type Config struct {
 	Threads         int
 	NGPULayers      int
 	ChatTemplate    string // --chat-template FILE
-	ToolCallParser  string // auto | hermes | qwen | llama3_json | mistral
+	ToolCallParser  string // auto | a turn.Formats() name
 	// ReasoningFormat is --reasoning-format: auto (from the chat
 	// template), none or think.
 	ReasoningFormat string
@@ -97,7 +97,7 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Co
 	fs.IntVar(&c.Threads, "threads", c.Threads, "CPU threads (0: all)")
 	fs.IntVar(&c.NGPULayers, "n-gpu-layers", c.NGPULayers, "layers offloaded to the GPU (-1: all)")
 	fs.StringVar(&c.ChatTemplate, "chat-template", c.ChatTemplate, "Jinja chat template file (default: the model's)")
-	fs.StringVar(&c.ToolCallParser, "tool-call-parser", c.ToolCallParser, "tool-call format: auto, hermes, qwen, llama3_json, mistral")
+	fs.StringVar(&c.ToolCallParser, "tool-call-parser", c.ToolCallParser, "tool-call format: auto (from what the chat template renders) or one of "+formatNames())
 	fs.StringVar(&c.ReasoningFormat, "reasoning-format", c.ReasoningFormat, "reasoning (thinking) format: auto (from the chat template), none or think")
 	fs.IntVar(&c.ReasoningBudget, "reasoning-budget", c.ReasoningBudget, "tokens a reasoning block may take when a request sets no thinking_token_budget (-1: no limit but max_tokens; 0: no thinking)")
 	fs.StringVar(&c.PropertyOrder, "property-order", c.PropertyOrder, "object properties in constrained output: schema (the schema's order, as OpenAI does) or any (any order, each at most once)")
@@ -199,7 +199,7 @@ func (c *Config) validate() error {
 	}
 	if c.ToolCallParser != "auto" {
 		if _, err := turn.ParseFormat(c.ToolCallParser); err != nil {
-			return fmt.Errorf("--tool-call-parser %q: want auto, hermes, qwen, llama3_json or mistral", c.ToolCallParser)
+			return fmt.Errorf("--tool-call-parser %q: want auto or one of %s", c.ToolCallParser, formatNames())
 		}
 	}
 	if c.ReasoningFormat != "auto" {
@@ -272,4 +272,14 @@ func pickReasoning(flag, template string) (turn.ReasoningFormat, string, error) 
 		return f, "detected", nil
 	}
 	return turn.ReasoningNone, "default", nil
+}
+
+// formatNames lists the registered tool-call formats, for the flag's help
+// and errors.
+func formatNames() string {
+	var names []string
+	for _, f := range turn.Formats() {
+		names = append(names, string(f))
+	}
+	return strings.Join(names, ", ")
 }
