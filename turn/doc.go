@@ -77,7 +77,8 @@
 //
 // A per-parameter format (qwen3_coder, minimax_m2, glm45) enforces the
 // tool's schema exactly: each declared parameter at most once, in the
-// order its properties list them, the required ones present, none other;
+// order its properties list them (in any order under grammar.OrderAny, the
+// server's --property-order any), the required ones present, none other;
 // a string parameter's raw text by its string schema (pattern, length,
 // format, enum, const, not; grammar.CompileRawString), any other by its
 // JSON; no value can hold the marker that closes it. A schema the format

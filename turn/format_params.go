@@ -13,8 +13,10 @@ import (
 
 // This file builds the arguments of an ArgsParams call (Qwen3-Coder,
 // MiniMax-M2, GLM-4.5): each parameter of the tool's object schema on its
-// own, Open KEY KeyClose VALUE Close, in the order the schema's properties
-// list them, each at most once and every required one present. A
+// own, Open KEY KeyClose VALUE Close, each at most once and every required
+// one present: in the order the schema's properties list them, or in any
+// order when the grammar options say grammar.OrderAny (the server's
+// --property-order, which orders JSON objects' properties the same way). A
 // parameter whose schema admits only strings is written as its raw text
 // (grammar.CompileRawString), one that admits no string as JSON
 // (grammar.CompileSchema); either way the value cannot contain the Close
@@ -103,6 +105,7 @@ func (b *builder) paramArgs(schema json.RawMessage, strict bool, param string, s
 	g.Extras = grammar.ExtrasAllowed
 	kinds := map[string]paramKind{}
 	parts := make([]*fsm.Node, 0, len(names))
+	reqs := make([]bool, 0, len(names))
 	for _, name := range names {
 		ptr := "/properties/" + escapePointer(name)
 		if name == "" || strings.Index(name+sx.PKeyEnd, sx.PKeyEnd) != len(name) || strings.Contains(name, sx.PClose) || !validUTF8(name) {
@@ -136,11 +139,18 @@ func (b *builder) paramArgs(schema json.RawMessage, strict bool, param string, s
 			b.unenforced = append(b.unenforced, Unenforced{Param: param, Pointer: subPointer(ptr, w.Pointer), Keyword: w.Keyword, Message: w.Message})
 		}
 		value := excludeClose(res.Node, sx.PClose)
-		p := fsm.Cat(fsm.Lit(sx.POpen+name+sx.PKeyEnd), value, fsm.Lit(sx.PClose))
-		if !req[name] {
-			p = fsm.Opt(p)
+		parts = append(parts, fsm.Cat(fsm.Lit(sx.POpen+name+sx.PKeyEnd), value, fsm.Lit(sx.PClose)))
+		reqs = append(reqs, req[name])
+	}
+	if g.PropertyOrder == grammar.OrderAny && len(parts) <= fsm.MaxPermMembers {
+		// Each parameter at most once, the required ones once, in any
+		// order (fsm.Perm builds the subsets a generation visits).
+		return fsm.Perm(fsm.Empty(), nil, parts, reqs), kinds, nil
+	}
+	for i := range parts {
+		if !reqs[i] {
+			parts[i] = fsm.Opt(parts[i])
 		}
-		parts = append(parts, p)
 	}
 	return fsm.Cat(parts...), kinds, nil
 }

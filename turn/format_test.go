@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"conform/fsm"
+	"conform/grammar"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/formats")
@@ -390,5 +391,42 @@ func TestParamArgsErrors(t *testing.T) {
 				t.Errorf("Build error = {%v %q %q %q}, want {%v %q %q tools[0].function.parameters}", e.Code, e.Pointer, e.Keyword, e.Param, tt.code, tt.pointer, tt.keyword)
 			}
 		})
+	}
+}
+
+// TestParamOrder: per-parameter calls take the parameters in the schema's
+// order, or in any order under grammar.OrderAny; either way each at most
+// once and the required ones present.
+func TestParamOrder(t *testing.T) {
+	tool := Tool{Name: "f", Parameters: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","maxLength":3},"b":{"type":"integer"},"c":{"type":"boolean"}},"required":["a","b"],"additionalProperties":false}`)}
+	p := func(k, v string) string { return "<parameter=" + k + ">\n" + v + "\n</parameter>\n" }
+	call := func(ps ...string) string {
+		return "<tool_call>\n<function=f>\n" + strings.Join(ps, "") + "</function>\n</tool_call>"
+	}
+	tests := []struct {
+		text        string
+		schema, any bool
+	}{
+		{call(p("a", "x"), p("b", "1")), true, true},
+		{call(p("a", "x"), p("b", "1"), p("c", "true")), true, true},
+		{call(p("b", "1"), p("a", "x")), false, true},
+		{call(p("c", "false"), p("b", "2"), p("a", "")), false, true},
+		{call(p("a", "x")), false, false},                           // b is required
+		{call(p("a", "x"), p("b", "1"), p("a", "y")), false, false}, // a twice
+		{call(p("a", "x"), p("b", "1"), p("d", "1")), false, false}, // not declared
+		{call(p("a", "abcd"), p("b", "1")), false, false},           // maxLength
+		{call(p("a", "x"), p("b", "1.5")), false, false},            // integer
+	}
+	for _, order := range []grammar.PropertyOrder{grammar.OrderSchema, grammar.OrderAny} {
+		_, dfa := compile(t, specOpts{spec: Spec{Tools: []Tool{tool}, ToolMode: ToolRequired}, opts: Options{Format: FormatQwen3Coder, Grammar: grammar.Options{PropertyOrder: order}}})
+		for _, tt := range tests {
+			want := tt.schema
+			if order == grammar.OrderAny {
+				want = tt.any
+			}
+			if got := fsm.Matches(dfa, []byte(tt.text)); got != want {
+				t.Errorf("order %v: Matches(%q) = %v, want %v", order, tt.text, got, want)
+			}
+		}
 	}
 }
