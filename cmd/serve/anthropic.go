@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"crypto/subtle"
 	"net/http"
 	"reflect"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"conform/runner"
 	"conform/turn"
 )
 
@@ -133,18 +131,8 @@ func (s *Server) messages(c *gin.Context) error {
 	if req.Thinking != nil && req.Thinking.Type == "enabled" && !thinks(m.Model.Reasoning) {
 		return unsupported("thinking", "thinking: extended thinking needs a reasoning model; this one is not served as one (--reasoning-format): send thinking {\"type\": \"disabled\"} or \"adaptive\", or omit it")
 	}
-	ctx, cancel := context.WithCancel(c.Request.Context())
-	defer cancel()
-	t, prompt, err := s.chatTurn(ctx, c, m, j)
-	if err != nil {
-		return err
-	}
-	model := req.Model
-	if model == "" {
-		model = m.Name
-	}
-	return s.generate(ctx, m, j.Gen.request(t, [][]runner.TokenID{prompt}, t0, "max_tokens", "messages"),
-		anthropicSink(c, model, len(prompt), j.Gen))
+	model := answeredModel(req.Model, m)
+	return s.runChat(c, m, j, t0, "max_tokens", "messages", func(_ *turn.Turn, prompt int) sink { return anthropicSink(c, model, prompt, j.Gen) })
 }
 
 // thinks reports whether a model of reasoning format f can think (it has

@@ -190,14 +190,9 @@ func (s *anthropicStream) step(st turn.Step) {
 }
 
 func (s *anthropicStream) fail(err error) error {
-	if s.c.Request.Context().Err() != nil {
-		requestLogger(s.c).Info("client went away mid-stream", "err", err)
-		s.w.failed = true
-		return nil
+	if ae := s.w.failure(err); ae != nil {
+		s.w.event("error", anthropicEnvelope(ae))
 	}
-	ae := toAPIError(err)
-	requestLogger(s.c).Error("generation failed mid-stream", append([]any{"status", ae.Status, "code", ae.Code, "err", err}, panicStack(err)...)...)
-	s.w.event("error", anthropicEnvelope(ae))
 	return nil
 }
 

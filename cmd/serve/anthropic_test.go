@@ -35,6 +35,22 @@ func anthClient(ts *testServer, opts ...option.RequestOption) anthropic.Client {
 	return anthropic.NewClient(append([]option.RequestOption{option.WithBaseURL(ts.http.URL), option.WithAPIKey("unused"), option.WithMaxRetries(0)}, opts...)...)
 }
 
+// anthSend sends p, streamed and accumulated with the SDK's helper, or
+// not; it reports errors rather than failing, for goroutines.
+func anthSend(cl anthropic.Client, p anthropic.MessageNewParams, stream bool, opts ...option.RequestOption) (*anthropic.Message, error) {
+	if !stream {
+		return cl.Messages.New(context.Background(), p, opts...)
+	}
+	var msg anthropic.Message
+	st := cl.Messages.NewStreaming(context.Background(), p, opts...)
+	for st.Next() {
+		if err := msg.Accumulate(st.Current()); err != nil {
+			return nil, err
+		}
+	}
+	return &msg, st.Err()
+}
+
 func anthParams(extra func(*anthropic.MessageNewParams)) anthropic.MessageNewParams {
 	p := anthropic.MessageNewParams{Model: "fake", MaxTokens: 60,
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("What is the weather in Paris?"))}}
@@ -338,23 +354,9 @@ func TestMessagesStructuredOutput(t *testing.T) {
 				p.MaxTokens = 200
 				p.OutputConfig = anthropic.OutputConfigParam{Format: anthropic.JSONOutputFormatParam{Schema: schema}}
 			})
-			var msg anthropic.Message
-			if stream {
-				st := cl.Messages.NewStreaming(context.Background(), p)
-				for st.Next() {
-					if err := msg.Accumulate(st.Current()); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if err := st.Err(); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				r, err := cl.Messages.New(context.Background(), p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				msg = *r
+			msg, err := anthSend(cl, p, stream)
+			if err != nil {
+				t.Fatal(err)
 			}
 			var text strings.Builder
 			for _, b := range msg.Content {

@@ -27,13 +27,31 @@ func (s *Server) chat(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	return s.runChat(c, m, j, t0, chatMaxParam(&req), "messages", func(t *turn.Turn, _ int) sink { return chatSink(c, m.Model, t, j.Gen) })
+}
+
+// runChat is what every endpoint that takes a conversation does once its
+// request is converted: the turn compiled and the prompt rendered and
+// tokenized (chatTurn), then the generation written by the sink mk makes
+// for the turn and the prompt's token count. maxParam and promptParam
+// name the request fields the budget errors speak of.
+func (s *Server) runChat(c *gin.Context, m *served, j *chatJob, t0 time.Time, maxParam, promptParam string, mk func(t *turn.Turn, prompt int) sink) error {
 	ctx, cancel := context.WithCancel(c.Request.Context())
 	defer cancel()
 	t, prompt, err := s.chatTurn(ctx, c, m, j)
 	if err != nil {
 		return err
 	}
-	return s.generate(ctx, m, j.Gen.request(t, [][]runner.TokenID{prompt}, t0, chatMaxParam(&req), "messages"), chatSink(c, m.Model, t, j.Gen))
+	return s.generate(ctx, m, j.Gen.request(t, [][]runner.TokenID{prompt}, t0, maxParam, promptParam), mk(t, len(prompt)))
+}
+
+// answeredModel is the model name a response reports: the one the request
+// asked for, or the served model's when it named none.
+func answeredModel(asked string, m *served) string {
+	if asked == "" {
+		return m.Name
+	}
+	return asked
 }
 
 // chatTurn compiles j's turn, renders its conversation through the chat

@@ -146,14 +146,21 @@ func (w *sse) data(v any) bool {
 // error envelope as an event (the caller then writes [DONE]): the status is
 // already 200, so the event is how the client learns of it.
 func (w *sse) fail(err error) {
+	if ae := w.failure(err); ae != nil {
+		w.data(envelope(ae))
+	}
+}
+
+// failure logs a generation that failed after the stream began and returns
+// the error for the stream's last event, in whichever API's shape; nil when
+// the client went away (nothing failed on our side and nobody is reading).
+func (w *sse) failure(err error) *apiError {
 	if w.c.Request.Context().Err() != nil {
-		// The client went away: nothing failed on our side and nobody is
-		// reading the event.
 		requestLogger(w.c).Info("client went away mid-stream", "err", err)
 		w.failed = true
-		return
+		return nil
 	}
 	ae := toAPIError(err)
 	requestLogger(w.c).Error("generation failed mid-stream", append([]any{"status", ae.Status, "code", ae.Code, "err", err}, panicStack(err)...)...)
-	w.data(envelope(ae))
+	return ae
 }

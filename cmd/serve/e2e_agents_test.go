@@ -11,7 +11,6 @@ package main
 // its schema.
 
 import (
-	"context"
 	"encoding/json"
 	"math/rand/v2"
 	"strings"
@@ -105,26 +104,10 @@ func TestE2EMessagesRandom(t *testing.T) {
 				case 3:
 					p.ToolChoice = anthropic.ToolChoiceUnionParam{OfNone: &anthropic.ToolChoiceNoneParam{}}
 				}
-				var msg anthropic.Message
-				if rng.IntN(2) == 0 {
-					st := cl.Messages.NewStreaming(context.Background(), p, temp1)
-					for st.Next() {
-						if err := msg.Accumulate(st.Current()); err != nil {
-							t.Errorf("request %d: accumulate: %v", i, err)
-							return
-						}
-					}
-					if err := st.Err(); err != nil {
-						t.Errorf("request %d (stream): %v", i, err)
-						return
-					}
-				} else {
-					r, err := cl.Messages.New(context.Background(), p, temp1)
-					if err != nil {
-						t.Errorf("request %d: %v", i, err)
-						return
-					}
-					msg = *r
+				msg, err := anthSend(cl, p, rng.IntN(2) == 0, temp1)
+				if err != nil {
+					t.Errorf("request %d: %v", i, err)
+					return
 				}
 				c.mu.Lock()
 				defer c.mu.Unlock()
@@ -191,26 +174,9 @@ func TestE2EResponsesRandom(t *testing.T) {
 					f.OfJSONSchema.Strict = openai.Bool(true)
 					p.Text = responses.ResponseTextConfigParam{Format: f}
 				}
-				var r *responses.Response
-				if rng.IntN(2) == 0 {
-					st := cl.Responses.NewStreaming(context.Background(), p)
-					var evs []responses.ResponseStreamEventUnion
-					for st.Next() {
-						evs = append(evs, st.Current())
-					}
-					if err := st.Err(); err != nil {
-						t.Errorf("request %d (stream): %v", i, err)
-						return
-					}
-					if r = checkRespStream(t, evs); r == nil {
-						return
-					}
-				} else {
-					var err error
-					if r, err = cl.Responses.New(context.Background(), p); err != nil {
-						t.Errorf("request %d: %v", i, err)
-						return
-					}
+				r := respSend(t, cl, p, rng.IntN(2) == 0)
+				if r == nil {
+					return
 				}
 				c.mu.Lock()
 				defer c.mu.Unlock()

@@ -469,6 +469,20 @@ func parseStop(raw json.RawMessage) ([]string, error) {
 	return out, nil
 }
 
+// toolModeOf is the tool mode of OpenAI's string tool_choice values (chat
+// and Responses): none, auto, required.
+func toolModeOf(s string) (turn.ToolMode, bool) {
+	switch s {
+	case "none":
+		return turn.ToolNone, true
+	case "auto":
+		return turn.ToolAuto, true
+	case "required":
+		return turn.ToolRequired, true
+	}
+	return 0, false
+}
+
 func parseToolChoice(raw json.RawMessage, spec *turn.Spec) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
@@ -476,16 +490,11 @@ func parseToolChoice(raw json.RawMessage, spec *turn.Spec) error {
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
-		switch s {
-		case "none":
-			spec.ToolMode = turn.ToolNone
-		case "auto":
-			spec.ToolMode = turn.ToolAuto
-		case "required":
-			spec.ToolMode = turn.ToolRequired
-		default:
-			return badParam("tool_choice", fmt.Sprintf("tool_choice %q: want none, auto, required or a function", s))
+		mode, ok := toolModeOf(s)
+		if !ok {
+			return badParam("tool_choice", fmt.Sprintf("tool_choice %q: want none, auto, required or a function", clipText(s, 32)))
 		}
+		spec.ToolMode = mode
 		return nil
 	}
 	var o struct {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"reflect"
 	"strings"
 	"sync"
@@ -9,7 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"conform/runner"
+	"conform/turn"
 )
 
 // responsesIgnored are the Responses fields accepted and ignored, with why
@@ -73,17 +72,8 @@ func (s *Server) responses(c *gin.Context) error {
 		// and the response says store: false.
 		appendHeader(c, "X-Conform-Ignored", "store")
 	}
-	ctx, cancel := context.WithCancel(c.Request.Context())
-	defer cancel()
-	t, prompt, err := s.chatTurn(ctx, c, m, j.chatJob)
-	if err != nil {
-		return err
-	}
-	model := req.Model
-	if model == "" {
-		model = m.Name
-	}
-	return s.generate(ctx, m, j.Gen.request(t, [][]runner.TokenID{prompt}, t0, "max_output_tokens", "input"), responsesSink(c, model, j))
+	model := answeredModel(req.Model, m)
+	return s.runChat(c, m, j.chatJob, t0, "max_output_tokens", "input", func(*turn.Turn, int) sink { return responsesSink(c, model, j) })
 }
 
 // appendHeader adds v to a comma-separated header.

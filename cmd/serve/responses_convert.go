@@ -426,16 +426,11 @@ func (j *respJob) toolChoice(raw json.RawMessage) error {
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		switch s {
-		case "none":
-			spec.ToolMode = turn.ToolNone
-		case "auto":
-			spec.ToolMode = turn.ToolAuto
-		case "required":
-			spec.ToolMode = turn.ToolRequired
-		default:
+		mode, ok := toolModeOf(s)
+		if !ok {
 			return badParam("tool_choice", fmt.Sprintf("tool_choice %q: want none, auto, required or an object", clipText(s, 32)))
 		}
+		spec.ToolMode = mode
 		return j.needTools("tool_choice")
 	}
 	var o struct {

@@ -263,13 +263,10 @@ func (s *responsesStream) open(int) {
 }
 
 func (s *responsesStream) fail(err error) error {
-	if s.c.Request.Context().Err() != nil {
-		requestLogger(s.c).Info("client went away mid-stream", "err", err)
-		s.w.failed = true
+	ae := s.w.failure(err)
+	if ae == nil {
 		return nil
 	}
-	ae := toAPIError(err)
-	requestLogger(s.c).Error("generation failed mid-stream", append([]any{"status", ae.Status, "code", ae.Code, "err", err}, panicStack(err)...)...)
 	s.out.added, s.out.delta, s.out.done = nil, nil, nil
 	obj := s.final(runner.Usage{})
 	obj.Status, obj.IncompleteDetails, obj.Usage = "failed", nil, nil

@@ -111,6 +111,31 @@ func TestResponsesPlain(t *testing.T) {
 	}
 }
 
+// respSend sends p, streamed (checked by checkRespStream) or not, and
+// returns the response, or nil after reporting why with Errorf (so that
+// goroutines may call it).
+func respSend(t *testing.T, cl openai.Client, p responses.ResponseNewParams, stream bool) *responses.Response {
+	t.Helper()
+	if !stream {
+		r, err := cl.Responses.New(context.Background(), p)
+		if err != nil {
+			t.Errorf("responses: %v", err)
+			return nil
+		}
+		return r
+	}
+	st := cl.Responses.NewStreaming(context.Background(), p)
+	var evs []responses.ResponseStreamEventUnion
+	for st.Next() {
+		evs = append(evs, st.Current())
+	}
+	if err := st.Err(); err != nil {
+		t.Errorf("responses (stream): %v", err)
+		return nil
+	}
+	return checkRespStream(t, evs)
+}
+
 // respEvents is one response stream as the SDK reads it.
 func respEvents(t *testing.T, st interface {
 	Next() bool
@@ -368,16 +393,9 @@ func TestResponsesJSONSchema(t *testing.T) {
 				f.OfJSONSchema.Strict = openai.Bool(true)
 				p.Text = responses.ResponseTextConfigParam{Format: f}
 			})
-			var r *responses.Response
-			if stream {
-				if r = checkRespStream(t, respEvents(t, cl.Responses.NewStreaming(context.Background(), p))); r == nil {
-					return
-				}
-			} else {
-				var err error
-				if r, err = cl.Responses.New(context.Background(), p); err != nil {
-					t.Fatal(err)
-				}
+			r := respSend(t, cl, p, stream)
+			if r == nil {
+				return
 			}
 			_, text := checkRespOutput(t, r)
 			if r.Text.Format.Type != "json_schema" || r.Text.Format.Name != "weather" {

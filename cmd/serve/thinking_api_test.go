@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -42,23 +41,9 @@ func TestMessagesThinking(t *testing.T) {
 						p.Thinking = anthropic.ThinkingConfigParamUnion{OfDisabled: &anthropic.ThinkingConfigDisabledParam{}}
 					}
 				})
-				var msg anthropic.Message
-				if stream {
-					st := cl.Messages.NewStreaming(context.Background(), p)
-					for st.Next() {
-						if err := msg.Accumulate(st.Current()); err != nil {
-							t.Fatal(err)
-						}
-					}
-					if err := st.Err(); err != nil {
-						t.Fatal(err)
-					}
-				} else {
-					r, err := cl.Messages.New(context.Background(), p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					msg = *r
+				msg, err := anthSend(cl, p, stream)
+				if err != nil {
+					t.Fatal(err)
 				}
 				var text strings.Builder
 				for k, b := range msg.Content {
@@ -151,16 +136,9 @@ func TestResponsesReasoning(t *testing.T) {
 					f.OfJSONSchema.Strict = openai.Bool(true)
 					p.Text = responses.ResponseTextConfigParam{Format: f}
 				})
-				var r *responses.Response
-				if stream {
-					if r = checkRespStream(t, respEvents(t, cl.Responses.NewStreaming(context.Background(), p))); r == nil {
-						return
-					}
-				} else {
-					var err error
-					if r, err = cl.Responses.New(context.Background(), p); err != nil {
-						t.Fatal(err)
-					}
+				r := respSend(t, cl, p, stream)
+				if r == nil {
+					return
 				}
 				var text strings.Builder
 				for k, it := range r.Output {
