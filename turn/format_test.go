@@ -59,6 +59,9 @@ func TestDescriptions(t *testing.T) {
 		if sx.Params && (sx.POpen == "" || sx.PKeyEnd == "" || sx.PClose == "" || strings.HasPrefix(sx.Close, sx.POpen) || strings.HasPrefix(sx.POpen, sx.Close)) {
 			t.Errorf("%s: parameter pieces %q %q %q cannot be told from the call's end %q", f, sx.POpen, sx.PKeyEnd, sx.PClose, sx.Close)
 		}
+		if more := sx.Sep + sx.Open; sx.End != "" && (strings.HasPrefix(more, sx.End) || strings.HasPrefix(sx.End, more)) {
+			t.Errorf("%s: the next call %q cannot be told from the end %q", f, more, sx.End)
+		}
 		all := strings.Join(append(sx.key(), d.Trigger, d.ContentOpen), "\x00")
 		for _, m := range d.Markers {
 			if !strings.Contains(all, m) {
