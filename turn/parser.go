@@ -41,7 +41,10 @@ type Parser struct {
 
 // NewParser returns a parser for format f with the vocabulary's special
 // markers (see Options.IsSpecial). It releases content as generated; the
-// parsers of a Turn also clean it (Turn.NewParser).
+// parsers of a Turn also clean it (Turn.NewParser). Without the tools'
+// schemas it cannot know which per-parameter values are strings: it holds
+// each value to its end and writes it as it is when it is JSON, else as a
+// JSON string (a Turn's parser knows, and streams every value).
 func NewParser(f Format, isSpecial func(string) bool) (*Parser, error) {
 	sx, ok := formats[f]
 	if !ok {
