@@ -62,6 +62,27 @@ type Config struct {
 	ShutdownTimeout  time.Duration
 }
 
+// autoSlotContext is each slot's context when --ctx-size is 0 (the
+// default), unless the model was trained on less: room for an agent's
+// first request (Codex's and Claude Code's hold 10–20k tokens of
+// instructions and tools) at a KV cost of 16384 × 28 KB ≈ 460 MB per slot
+// for Qwen2.5-1.5B (f16 cache).
+const autoSlotContext = 16384
+
+// contextSize is the KV cache size to load with: --ctx-size, or when it is
+// 0 autoSlotContext per slot, capped by the model's training context
+// (trained, 0 when the file does not say).
+func (c Config) contextSize(trained int) int {
+	if c.CtxSize > 0 {
+		return c.CtxSize
+	}
+	per := autoSlotContext
+	if trained > 0 && trained < per {
+		per = trained
+	}
+	return per * c.Parallel
+}
+
 // errHelp is returned when -h or --help was asked (usage already printed).
 var errHelp = errors.New("help requested")
 
@@ -75,7 +96,7 @@ func envName(flagName string) string {
 // through getenv. Errors name the flag or variable at fault.
 func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Config, error) {
 	c := Config{
-		Host: "127.0.0.1", Port: 8080, CtxSize: 8192, Parallel: 4, NGPULayers: 0,
+		Host: "127.0.0.1", Port: 8080, CtxSize: 0, Parallel: 4, NGPULayers: 0,
 		ToolCallParser: "auto", ReasoningFormat: "auto", ReasoningBudget: turn.NoBudget, PropertyOrder: "schema", MaxQueue: 64, MaxBodyBytes: 8 << 20, LogLevel: "info",
 		ShutdownTimeout: 10 * time.Second,
 		MaxMessages:     DefaultMaxMessages, MaxTools: DefaultMaxTools, MaxPromptBytes: DefaultMaxPromptBytes,
@@ -92,7 +113,7 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Co
 	fs.StringVar(&c.Host, "host", c.Host, "listen address")
 	fs.IntVar(&c.Port, "port", c.Port, "listen port")
 	fs.StringVar(&c.ServedModelName, "served-model-name", c.ServedModelName, "model name in the API (default: the file name without .gguf)")
-	fs.IntVar(&c.CtxSize, "ctx-size", c.CtxSize, "KV cache size in tokens, shared by the parallel slots")
+	fs.IntVar(&c.CtxSize, "ctx-size", c.CtxSize, fmt.Sprintf("KV cache size in tokens, shared by the parallel slots (0: %d per slot, or the model's training context if smaller)", autoSlotContext))
 	fs.IntVar(&c.Parallel, "parallel", c.Parallel, "sequences decoded together (slots)")
 	fs.IntVar(&c.Threads, "threads", c.Threads, "CPU threads (0: all)")
 	fs.IntVar(&c.NGPULayers, "n-gpu-layers", c.NGPULayers, "layers offloaded to the GPU (-1: all)")
@@ -174,7 +195,7 @@ func (c *Config) validate() error {
 	if c.Parallel < 1 {
 		return fmt.Errorf("--parallel %d: want at least 1", c.Parallel)
 	}
-	if c.CtxSize < 16*c.Parallel {
+	if c.CtxSize != 0 && c.CtxSize < 16*c.Parallel {
 		return fmt.Errorf("--ctx-size %d: want at least %d (16 tokens per slot)", c.CtxSize, 16*c.Parallel)
 	}
 	if c.Threads < 0 {

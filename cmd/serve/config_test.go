@@ -77,3 +77,19 @@ func TestRunMissingModel(t *testing.T) {
 		t.Errorf("run with a missing model: %v", err)
 	}
 }
+
+func TestContextSize(t *testing.T) {
+	for _, tc := range []struct {
+		ctx, parallel, trained, want int
+	}{
+		{ctx: 4096, parallel: 4, trained: 32768, want: 4096},             // given: as given
+		{ctx: 0, parallel: 4, trained: 32768, want: 4 * autoSlotContext}, // auto: per slot
+		{ctx: 0, parallel: 2, trained: 2048, want: 2 * 2048},             // auto, capped by the training context
+		{ctx: 0, parallel: 1, trained: 0, want: autoSlotContext},         // the file does not say
+	} {
+		c := Config{CtxSize: tc.ctx, Parallel: tc.parallel}
+		if got := c.contextSize(tc.trained); got != tc.want {
+			t.Errorf("ctx %d parallel %d trained %d: %d, want %d", tc.ctx, tc.parallel, tc.trained, got, tc.want)
+		}
+	}
+}

@@ -131,6 +131,20 @@ func describe(path string) (info, template string) {
 	return fmt.Sprintf("architecture %s, %s parameters, %s, %.1f MB", arch, humanCount(params), quant, float64(f.Size)/1e6), template
 }
 
+// trainedContext is the model's training context from its GGUF metadata
+// (<arch>.context_length), 0 when the file does not say.
+func trainedContext(path string) int {
+	f, err := gguf.Open(path)
+	if err != nil {
+		return 0
+	}
+	arch, _ := f.String("general.architecture")
+	if n, ok := f.Uint32(arch + ".context_length"); ok {
+		return int(n)
+	}
+	return 0
+}
+
 func humanCount(n int64) string {
 	switch {
 	case n >= 1e9:
@@ -178,7 +192,7 @@ func loadModel(ctx context.Context, cfg Config, log *slog.Logger, progress io.Wr
 	}
 	log.Info("loading model", "path", path)
 	bar := newLoadBar(progress)
-	eng, err := llamaengine.Load(path, llama.Params{ContextSize: cfg.CtxSize, Parallel: cfg.Parallel, Threads: cfg.Threads, GPULayers: cfg.NGPULayers, Progress: bar.update})
+	eng, err := llamaengine.Load(path, llama.Params{ContextSize: cfg.contextSize(trainedContext(path)), Parallel: cfg.Parallel, Threads: cfg.Threads, GPULayers: cfg.NGPULayers, Progress: bar.update})
 	bar.done(err == nil)
 	if err != nil {
 		cleanup()
