@@ -433,3 +433,24 @@ func TestParamOrder(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParamArgs: any parameters schema, strict or not, builds a
+// per-parameter call or fails with an *Error; never a panic.
+func FuzzParamArgs(f *testing.F) {
+	for _, tl := range goldenTools {
+		f.Add(string(tl.Parameters), false)
+	}
+	f.Add(`{"type":"object","properties":{"a":{"type":["string","integer"]}}}`, true)
+	f.Add(`{"type":"object","$defs":{"s":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/s"}},"required":["a"]}`, true)
+	f.Add(`{"type":"object","properties":{"a>\nb":{}}}`, false)
+	f.Fuzz(func(t *testing.T, schema string, strict bool) {
+		for _, fm := range []Format{FormatQwen3Coder, FormatGLM45, FormatMiniMaxM2} {
+			_, err := Build(Spec{Tools: []Tool{{Name: "f", Parameters: json.RawMessage(schema), Strict: strict}}, ToolMode: ToolRequired},
+				Options{Format: fm, Grammar: grammar.Options{MaxSchemaBytes: 1 << 12, MaxNodes: 20_000}})
+			var e *Error
+			if err != nil && !errors.As(err, &e) {
+				t.Fatalf("Build(%s, %q) error %T %v, want *Error", fm, schema, err, err)
+			}
+		}
+	})
+}
