@@ -128,8 +128,11 @@ type Result struct {
 	// params says how each parameter of an ArgsParams format is written,
 	// for the parser.
 	params paramKinds
-	// think is the turn's reasoning block, nil without one.
-	think *thinkLayout
+	// think is the turn's reasoning block, nil without one;
+	// thinkSpecials are the reasoning format's markers that are special
+	// tokens, as generated (the parser cleans them from content).
+	think         *thinkLayout
+	thinkSpecials []string
 }
 
 var validName = func(s string) bool {

@@ -147,10 +147,8 @@ func (t *Turn) NewMatcher() runner.Guide {
 func (t *Turn) NewParser() *Parser {
 	p := newParser(t.c.sx, t.res.Calls, true)
 	p.kinds = t.res.params // how ArgsParams parameters are written (format_params.go)
-	if t.res.think != nil {
-		p.think = newThinkReader(t.res.think) // the reasoning block ahead of the format (reasoning.go)
-	}
-	return p
+	// The reasoning block ahead of the format (reasoning.go).
+	return t.withReasoning(p)
 }
 
 // MinTokens returns the fewest tokens (EOS not counted) of an output the

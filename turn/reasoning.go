@@ -217,6 +217,11 @@ func applyReasoning(r Reasoning, opts Options, res *Result) error {
 	if !ok {
 		return &Error{Code: CodeUnknownFormat, Param: "reasoning-format", Msg: fmt.Sprintf("unknown reasoning format %q", f)}
 	}
+	for _, m := range []string{markerBytes(sx.Open, opts.IsSpecial), markerBytes(sx.Close, opts.IsSpecial)} {
+		if m[0] == fsm.SpecialPrefix {
+			res.thinkSpecials = append(res.thinkSpecials, m)
+		}
+	}
 	think := r.Enabled && r.Budget != 0 && r.Prompt != PromptClosed
 	opened := r.Prompt == PromptOpened
 	if !think && !opened {
@@ -262,6 +267,21 @@ func applyReasoning(r Reasoning, opts Options, res *Result) error {
 	fmt.Fprintf(h, "%d:%s;%d:%s;%d:%s;%v;%v;%d", len(res.Key), res.Key, len(lay.open), lay.open, len(lay.close), lay.close, opened, think, lay.sepMax)
 	res.Key = "turn:" + hex.EncodeToString(h.Sum(nil))
 	return nil
+}
+
+// withReasoning gives p, a parser of t, the reasoning layer of t's block
+// when it has one, and the cleaning of the reasoning format's special
+// markers from content (the detokenizer keeps them for the block; in a
+// turn without one, where nothing constrains the text, they are markup).
+func (t *Turn) withReasoning(p *Parser) *Parser {
+	if t.res.think != nil {
+		p.think = newThinkReader(t.res.think)
+	}
+	if len(t.res.thinkSpecials) > 0 {
+		mk := p.sx.markerBytes
+		p.sx.markerBytes = append(mk[:len(mk):len(mk)], t.res.thinkSpecials...)
+	}
+	return p
 }
 
 // kmpFailure is the Knuth–Morris–Pratt failure function of s: fail[i] is

@@ -661,3 +661,40 @@ func TestGenerateReasoning(t *testing.T) {
 		t.Errorf("Usage().ReasoningTokens = %d, want the sum over 3 choices", u.ReasoningTokens)
 	}
 }
+
+// TestReasoningCleansSpecials: in a turn without a block (thinking off:
+// nothing constrains free text) the reasoning format's special markers,
+// which the detokenizer keeps, are cleaned from content like the
+// tool-call format's.
+func TestReasoningCleansSpecials(t *testing.T) {
+	v := thinkVocab(t, true)
+	c, err := NewCompiler(CompilerConfig{Vocab: v, Format: FormatHermes, Options: Options{Reasoning: ReasoningThink}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn, err := c.Compile(t.Context(), Spec{Reasoning: Reasoning{Enabled: false}})
+	if err != nil || tn.Constrained() {
+		t.Fatalf("Compile(thinking off) constrained %v, %v; want a free-text turn", tn.Constrained(), err)
+	}
+	p := tn.NewParser()
+	var m Message
+	for _, piece := range []string{"\xff<think>", "hi ", "\xff</think>", "ok"} {
+		for _, e := range p.Feed(piece) {
+			m.Add(e)
+		}
+	}
+	for _, e := range p.Close() {
+		m.Add(e)
+	}
+	if m.Content() != "hi ok" || m.Reasoning() != "" {
+		t.Errorf("content %q reasoning %q, want %q and none", m.Content(), m.Reasoning(), "hi ok")
+	}
+	// The detokenizer keeps them for the parser.
+	dt := v.DetokenizerWith(FormatHermes, ReasoningThink)
+	if got := string(dt(TokenID(v.Len() - 4))); got != "\xff<think>" {
+		t.Errorf("DetokenizerWith(<think>) = %q", got)
+	}
+	if got := string(v.Detokenizer(FormatHermes)(TokenID(v.Len() - 4))); got != "" {
+		t.Errorf("Detokenizer(<think>) = %q, want nothing", got)
+	}
+}
