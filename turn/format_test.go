@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,7 +97,7 @@ func writeCall(sx syntax, i int, name string, args map[string]any, order []strin
 	var b strings.Builder
 	b.WriteString(sx.Open + name + sx.NameEnd)
 	if sx.Index {
-		b.WriteString(strings.Repeat("", 0) + string(rune('0'+i)) + sx.IndexEnd)
+		b.WriteString(strconv.Itoa(i) + sx.IndexEnd)
 	}
 	if !sx.Params {
 		b.WriteString(canonJSON(args, order))
