@@ -182,7 +182,8 @@ func TestFormatGolden(t *testing.T) {
 			if string(want) != text {
 				t.Errorf("format %s writes\n%q\nwant (golden)\n%q", f, text, want)
 			}
-			_, dfa := compile(t, so(Spec{Tools: goldenTools, ToolMode: ToolRequired, Parallel: true}, f, nil))
+			// Free-form extra values one level deep keep the DFA small.
+			_, dfa := compile(t, specOpts{spec: Spec{Tools: goldenTools, ToolMode: ToolRequired, Parallel: true}, opts: Options{Format: f, Grammar: grammar.Options{AnyValueDepth: 1}}})
 			if !fsm.Matches(dfa, want) {
 				t.Errorf("the constraint of %s refuses its golden text %q", f, want)
 			}
@@ -302,7 +303,7 @@ func TestTemplateRenderingsParse(t *testing.T) {
 			if sx.Single && len(last.ToolCalls) > 1 {
 				last.ToolCalls = last.ToolCalls[:1]
 			}
-			res, err := Build(Spec{Tools: tools, ToolMode: ToolRequired, Parallel: true}, Options{Format: tg.format})
+			res, err := Build(Spec{Tools: tools, ToolMode: ToolRequired, Parallel: true}, Options{Format: tg.format, Grammar: grammar.Options{AnyValueDepth: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}
