@@ -32,10 +32,14 @@ type e2eCount struct {
 	mu                        sync.Mutex
 	requests, complete, calls int
 	answers                   int // JSON answers validated
+	thoughts                  int // answers with reasoning
 }
 
 func (c *e2eCount) log(t *testing.T, api string, start time.Time) {
-	t.Logf("%s: %d requests in %s: %d complete, %d calls and %d JSON answers validated", api, c.requests, time.Since(start).Round(time.Millisecond), c.complete, c.calls, c.answers)
+	t.Logf("%s: %d requests in %s: %d complete, %d calls and %d JSON answers validated, %d with reasoning", api, c.requests, time.Since(start).Round(time.Millisecond), c.complete, c.calls, c.answers, c.thoughts)
+	if strings.HasSuffix(api, "/think") && c.thoughts == 0 {
+		t.Errorf("%s: no answer carried reasoning", api)
+	}
 	if c.calls+c.answers < c.requests/4 {
 		t.Errorf("%s: only %d calls and %d answers validated across %d requests", api, c.calls, c.answers, c.requests)
 	}
@@ -82,7 +86,8 @@ func TestE2EMessagesRandom(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		args []string
-	}{{"hermes", nil}, {"llama3_json", []string{"--chat-template", writeTemplate(t, llama31Template)}}} {
+	}{{"hermes", nil}, {"llama3_json", []string{"--chat-template", writeTemplate(t, llama31Template)}},
+		{"think", []string{"--chat-template", writeTemplate(t, thinkTemplate), "--reasoning-budget", "24"}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startE2E(t, tc.args...)
 			cl := anthropic.NewClient(aoption.WithBaseURL(s.url), aoption.WithAPIKey("unused"), aoption.WithMaxRetries(0))
@@ -112,6 +117,14 @@ func TestE2EMessagesRandom(t *testing.T) {
 				c.mu.Lock()
 				defer c.mu.Unlock()
 				c.requests++
+				for _, b := range msg.Content {
+					if b.Type == "thinking" {
+						c.thoughts++
+					}
+					if strings.Contains(b.Text+b.Thinking, "think>") {
+						t.Errorf("request %d: markup in a %s block: %q", i, b.Type, b.Text+b.Thinking)
+					}
+				}
 				if msg.StopReason == "max_tokens" {
 					return
 				}
@@ -137,7 +150,8 @@ func TestE2EResponsesRandom(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		args []string
-	}{{"hermes", nil}, {"llama3_json", []string{"--chat-template", writeTemplate(t, llama31Template)}}} {
+	}{{"hermes", nil}, {"llama3_json", []string{"--chat-template", writeTemplate(t, llama31Template)}},
+		{"think", []string{"--chat-template", writeTemplate(t, thinkTemplate), "--reasoning-budget", "24"}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startE2E(t, tc.args...)
 			cl := s.client
@@ -181,6 +195,19 @@ func TestE2EResponsesRandom(t *testing.T) {
 				c.mu.Lock()
 				defer c.mu.Unlock()
 				c.requests++
+				// --reasoning-budget 24 bounds the block; its markers take a
+				// few tokens more.
+				if rt := r.Usage.OutputTokensDetails.ReasoningTokens; rt > 24+12 {
+					t.Errorf("request %d: %d reasoning tokens, over the budget of 24", i, rt)
+				}
+				for _, it := range r.Output {
+					if it.Type == "reasoning" {
+						c.thoughts++
+					}
+					if strings.Contains(it.RawJSON(), "think>") {
+						t.Errorf("request %d: markup in a %s item: %s", i, it.Type, it.RawJSON())
+					}
+				}
 				if r.Status != "completed" {
 					if r.Status != "incomplete" || r.IncompleteDetails.Reason != "max_output_tokens" {
 						t.Errorf("request %d: status %q %+v", i, r.Status, r.IncompleteDetails)
