@@ -41,6 +41,10 @@ type Tool struct {
 	Name       string
 	Parameters json.RawMessage // a JSON Schema; empty or null means any object
 	Strict     bool
+	// Param is the request parameter holding Parameters, in the request's
+	// API's words, for errors and warnings ("tools.0.input_schema" on
+	// Messages); "" means OpenAI chat's tools[i].function.parameters.
+	Param string
 }
 
 // ToolMode is the tool_choice mode.

@@ -81,7 +81,10 @@ func (b *builder) calls(tools, all []Tool, sx syntax, parallel bool) (*fsm.Node,
 	}
 	alts := make([]*fsm.Node, 0, len(tools))
 	for _, t := range tools {
-		param := fmt.Sprintf("tools[%d].function.parameters", index[t.Name])
+		param := t.Param
+		if param == "" {
+			param = fmt.Sprintf("tools[%d].function.parameters", index[t.Name])
+		}
 		schema := t.Parameters
 		if len(strings.TrimSpace(string(schema))) == 0 || strings.TrimSpace(string(schema)) == "null" {
 			schema = json.RawMessage(`{"type":"object"}`)

@@ -326,7 +326,7 @@ func anthTools(defs []AnthTool, lim Limits, spec *turn.Spec) (templates.Value, e
 		if err != nil {
 			return nil, err
 		}
-		spec.Tools = append(spec.Tools, turn.Tool{Name: t.Name, Parameters: t.InputSchema, Strict: t.Strict != nil && *t.Strict})
+		spec.Tools = append(spec.Tools, turn.Tool{Name: t.Name, Parameters: t.InputSchema, Strict: t.Strict != nil && *t.Strict, Param: p + ".input_schema"})
 		if list.Items[i], err = templateTool(t.Name, t.Description, params, p+".input_schema"); err != nil {
 			return nil, err
 		}

@@ -368,7 +368,7 @@ func (j *respJob) tools(defs []RespTool, lim Limits) (templates.Value, error) {
 		// Responses functions are strict unless they say otherwise.
 		strict := t.Strict == nil || *t.Strict
 		j.Funcs[name] = f
-		spec := turn.Tool{Name: name, Parameters: params, Strict: strict}
+		spec := turn.Tool{Name: name, Parameters: params, Strict: strict, Param: p + ".parameters"}
 		j.Spec.Tools = append(j.Spec.Tools, spec)
 		v, err := templateTool(name, t.Description, params, p+".parameters")
 		if err != nil {

@@ -697,3 +697,22 @@ func TestMetricsEndpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestToolParamNames: schema errors and unenforced keywords of a tool name
+// the parameter in the request's own API: tools.0.input_schema on
+// Messages, tools[0].parameters on Responses.
+func TestToolParamNames(t *testing.T) {
+	ts := newTestServer(t, Config{}, "")
+	schema := map[string]any{"type": "object", "properties": map[string]any{"u": map[string]any{"type": "string", "format": "frob"}}}
+	msgs := []any{map[string]any{"role": "user", "content": "hi"}}
+	resp, out := ts.post(t, "/v1/messages", map[string]any{"model": "fake", "max_tokens": 50, "messages": msgs,
+		"tools": []any{map[string]any{"name": "f", "strict": true, "input_schema": schema}}})
+	checkAnthError(t, resp, out, 400, "invalid_request_error", "of tools.0.input_schema")
+	resp, _ = ts.post(t, "/v1/messages", map[string]any{"model": "fake", "max_tokens": 50, "messages": msgs,
+		"tools": []any{map[string]any{"name": "f", "input_schema": schema}}})
+	if h := resp.Header.Get("X-Conform-Unenforced"); h != "tools.0.input_schema#/properties/u/format format" {
+		t.Errorf("Messages X-Conform-Unenforced %q", h)
+	}
+	resp, out = ts.post(t, "/v1/responses", map[string]any{"model": "fake", "input": "hi", "tools": []any{map[string]any{"type": "function", "name": "f", "parameters": schema}}})
+	checkRespError(t, resp, out, 400, "tools[0].parameters", "format")
+}
