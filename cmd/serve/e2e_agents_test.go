@@ -250,3 +250,56 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+// TestE2EClaudeCodeShape replays Claude Code's request shape (24 tool
+// schemas, no tool_choice, streamed) on the demo model through llama.cpp:
+// every request ends normally (no closing search may fail it, however
+// large the automaton of 24 tools) and every tool_use input validates,
+// those of turns cut by max_tokens included.
+func TestE2EClaudeCodeShape(t *testing.T) {
+	s := startE2E(t, "--ctx-size", "32768", "--parallel", "2")
+	tools, schemas := agentTools(t)
+	cl := anthropic.NewClient(aoption.WithBaseURL(s.url), aoption.WithAPIKey("unused"), aoption.WithMaxRetries(0))
+	var defs []anthropic.ToolUnionParam
+	for _, tl := range tools {
+		var in anthropic.ToolInputSchemaParam
+		b, _ := json.Marshal(tl["input_schema"])
+		if err := json.Unmarshal(b, &in); err != nil {
+			t.Fatal(err)
+		}
+		defs = append(defs, anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{Name: tl["name"].(string), Description: anthropic.String(tl["description"].(string)), InputSchema: in}})
+	}
+	var mu sync.Mutex
+	calls, done := 0, 0
+	start := time.Now()
+	runRandom(10, func(i int, rng *rand.Rand) {
+		p := anthropic.MessageNewParams{Model: "demo", MaxTokens: 200, Tools: defs,
+			System:   []anthropic.TextBlockParam{{Text: "You are Claude Code.", CacheControl: anthropic.NewCacheControlEphemeralParam()}},
+			Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("list the files"))}}
+		if rng.IntN(4) != 0 {
+			p.ToolChoice = anthropic.ToolChoiceUnionParam{OfAny: &anthropic.ToolChoiceAnyParam{}}
+		}
+		msg, err := anthSend(cl, p, true, aoption.WithJSONSet("temperature", 1), aoption.WithJSONSet("thinking", map[string]any{"type": "adaptive"}))
+		if err != nil {
+			t.Errorf("request %d: %v", i, err)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		// Even a turn cut by max_tokens is complete (the budget closes
+		// the output in time): every input validates.
+		for _, b := range msg.Content {
+			if b.Type == "tool_use" {
+				calls++
+				sch := schemas[b.Name]
+				if sch == nil {
+					t.Errorf("request %d: tool_use of %q", i, b.Name)
+					continue
+				}
+				validate(t, sch, string(b.Input))
+			}
+		}
+	})
+	t.Logf("%d requests in %s, %d tool inputs validated", done, time.Since(start).Round(time.Millisecond), calls)
+}
