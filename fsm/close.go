@@ -97,13 +97,8 @@ package fsm
 // states, a byte search byteSearchFactor times as many, and a search of a
 // lazy constraint may grow its NFA and its DFA by at most an eighth of the
 // room their budgets leave (searchGrowthShare; ErrCloseBudget otherwise).
-// A failed byte search only makes its bound unknown (the exact
-// one is computed instead). When a token search fails, the byte distances,
-// if known, still give a sound mask: the tokens whose end state has
-// B' ≤ b−1. B' ≥ D and a one-byte token lowers B' by one, so while B'(q) ≤ b
-// that mask is never empty and keeps B' within the budget (fewer choices
-// than the exact mask, the same guarantee); only when B'(q) does not fit
-// either does FillMaskWithin fail with the search's error.
+// A failed byte search only makes its bound unknown (the exact one is
+// computed instead).
 //
 // Both searches can run out of states far from the end of the budget: the
 // ball of radius about D around the successors of free text whose next
@@ -115,16 +110,28 @@ package fsm
 // DFA state is exactly its NFA set, and intersections, complements and
 // pattern assertions are spliced in as trimmed fragments, so no NFA path
 // is ever killed), answers there: Hu(q) ≤ b−1 gives the plain mask without
-// any search. Below it the exact search is tried (once per state: a state
-// whose token search ran out is not searched again), and when the byte
-// and token searches both fail the mask keeps the tokens whose end state
-// has U ≤ b−1, by the same argument as the byte fallback:
-// one version of the bounds for the state and its successors, so while
-// U(q) ≤ b the mask is not empty, and bounds only shrink as the lazy NFA
-// grows, so the next step's U(q') still fits. Only when U(q) does not fit
-// either is the search error returned. Lazy states reached by a search are
-// created as a mask would create them, under the constraint's DFA budgets
-// and the search's share of them.
+// any search. Below it the exact searches are tried (the token search once
+// per state: a state whose token search ran out is not searched again).
+//
+// When the token search fails, a sound mask is still at hand
+// (fillByBounds): the tokens whose end state has some known bound within
+// b−1, the least of its D or B' where a search stored them and its U. The
+// induction goes through because every step leaves the current state with
+// one such bound within the budget (the exact mask and H leave D, Hb and
+// G leave B', Hu and the cut leave U), and each bound comes with a
+// successor one token closer: a stored D or B' was certified with the
+// next state of its shortest path (that state's level plus distance is
+// no larger, so the same backward pass certifies it), a one-byte token
+// lowers B' by one, and U(q)'s NFA path starts with a one-byte token
+// (close_upper.go: the cut reads U at a version that covers the
+// successors, and versions only lower U). So while a bound of q fits the
+// budget the mask is not empty, with fewer choices than the exact mask,
+// the same guarantee; only when none fits does FillMaskWithin fail with
+// the search's error. Mixing matters: close to the end of a budget a
+// state reached by the exact mask may have U above the budget while its
+// stored D fits. Lazy states reached by a search are created as a mask
+// would create them, under the constraint's DFA budgets and the search's
+// share of them.
 //
 // Searches run under the closer's mutex (one at a time per constraint);
 // the distances and horizons they publish are read with atomic loads, and
@@ -221,8 +228,8 @@ type closer struct {
 }
 
 // restrictKey names a restricted mask: the state, the largest successor
-// distance it admits, and which distances: exact ones, byte distances or
-// NFA-path bounds (the fallbacks; ver is the bounds' version).
+// distance it admits, and which distances: exact ones, or the bounds of
+// the fallback (ver is the NFA-path bounds' version).
 type restrictKey struct {
 	q    StateID
 	thr  int32
@@ -234,9 +241,8 @@ type restrictKey struct {
 type closeKind uint8
 
 const (
-	closeExact closeKind = iota // D, the exact token distances
-	closeByte                   // B', the byte distances over one-byte tokens
-	closeUpper                  // U, the NFA-path bounds (close_upper.go)
+	closeExact  closeKind = iota // D, the exact token distances
+	closeBounds                  // the least of the known D, B' and U (fillByBounds)
 )
 
 // closer returns c's closer, creating it on first use.
@@ -374,12 +380,8 @@ func (m *Matcher) FillMaskWithin(dst []uint64, budget int) (restricted bool, err
 			}
 		}
 		if h, err = cl.tokHorizon(c, m.state); err != nil {
-			switch {
-			case !isCode(err, ErrCloseBudget):
-			case hb != distInf:
-				return cl.fillByBytes(c, m.state, thr, dst, err)
-			case upper:
-				return cl.fillByUpper(c, m.state, thr, dst, err)
+			if isCode(err, ErrCloseBudget) {
+				return cl.fillByBounds(c, m.state, thr, dst, err)
 			}
 			return false, err
 		}
@@ -406,16 +408,22 @@ func (m *Matcher) FillMaskWithin(dst []uint64, budget int) (restricted bool, err
 	return thr < hf, nil
 }
 
-// fillByBytes is FillMaskWithin's fallback when the exact token search
-// failed (searchErr, ErrCloseBudget) but every successor's byte distance
-// is known: the mask keeps the tokens whose end state has B' ≤ thr. B'
-// bounds D from above and a one-byte token always lowers it by one, so
-// while B'(q) fits the budget this mask is never empty and keeps it so:
-// the output still closes in time, with fewer choices than the exact mask
-// would leave. When B'(q) does not fit, nothing sound is left and the
-// search error is returned. Every token it removes counts as restricted.
-func (cl *closer) fillByBytes(c *Constraint, q StateID, thr int32, dst []uint64, searchErr error) (bool, error) {
-	e, err := cl.restrictedMask(c, q, thr, closeByte)
+// fillByBounds is FillMaskWithin's fallback when the exact token search
+// ran out (searchErr, ErrCloseBudget): the mask keeps the tokens whose end
+// state has some known upper bound of D within thr, the least of its exact
+// D and B' where a search has stored them and, for a lazy constraint, its
+// NFA-path bound U at a fresh version. Whatever kept the previous step's
+// token within its budget (the exact mask, a horizon, this cut) left the
+// current state with one of these bounds within the budget b, and each
+// comes with a successor one token closer: a stored D or B' was certified
+// together with the next state of its shortest path (see the search), and
+// U with the next byte of its NFA path (close_upper.go). So while one of
+// them fits, this mask is not empty and the output still closes in time,
+// with fewer choices than the exact mask would leave. When none fits,
+// nothing sound is left and the search error is returned. Every token it
+// removes counts as restricted.
+func (cl *closer) fillByBounds(c *Constraint, q StateID, thr int32, dst []uint64, searchErr error) (bool, error) {
+	e, err := cl.restrictedMask(c, q, thr, closeBounds)
 	if err != nil {
 		return false, err
 	}
@@ -520,10 +528,13 @@ func isCode(err error, code ErrorCode) bool {
 
 // restrictedMask returns the mask of q's tokens whose end state has
 // D ≤ thr (closeExact: every successor's D is known, tokHorizon ran), or
-// B' ≤ thr (closeByte: byteHorizon ran), or U ≤ thr (closeUpper: the
-// bounds of the current version, made known here), EOS iff q is
-// accepting. Thresholds between two successor distances give the same
-// mask, so the cache key is the largest successor distance ≤ thr.
+// some known bound ≤ thr (closeBounds: fillByBounds; U at a fresh version
+// is made known here), EOS iff q is accepting. Thresholds between two
+// successor distances give the same mask, so the cache key is the largest
+// successor distance ≤ thr. The bounds of closeBounds only grow more
+// numerous (searches store more distances), so a mask cached for them may
+// keep fewer tokens than a new walk would, which is sound; an empty one is
+// not cached.
 func (cl *closer) restrictedMask(c *Constraint, q StateID, thr int32, kind closeKind) (*maskEntry, error) {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
@@ -531,17 +542,30 @@ func (cl *closer) restrictedMask(c *Constraint, q StateID, thr int32, kind close
 	if err != nil {
 		return nil, err
 	}
-	dist := &cl.tok
 	key := restrictKey{q: q, thr: -1, kind: kind}
-	switch kind {
-	case closeByte:
-		dist = &cl.byt
-	case closeUpper:
-		cl.ensureUpper(c, succ, true)
-		dist, key.ver = &cl.ub.at, cl.ub.ver
+	bound := cl.tok.get
+	if kind == closeBounds {
+		lazy := c.lazy != nil
+		if lazy {
+			cl.ensureUpper(c, succ, true)
+			key.ver = cl.ub.ver
+		}
+		bound = func(s StateID) (int32, bool) {
+			d, ok := cl.tok.get(s)
+			if !ok {
+				d = distInf
+			}
+			if b, known := cl.byt.get(s); known {
+				d, ok = min(d, b), true
+			}
+			if u, known := cl.ub.at.get(s); lazy && known {
+				d, ok = min(d, u), true
+			}
+			return d, ok
+		}
 	}
 	for _, s := range succ {
-		if d, ok := dist.get(s); ok && d <= thr {
+		if d, ok := bound(s); ok && d <= thr {
 			key.thr = max(key.thr, d)
 		}
 	}
@@ -564,7 +588,7 @@ func (cl *closer) restrictedMask(c *Constraint, q StateID, thr int32, kind close
 	keep := func(tok, s uint32) {
 		if s != last {
 			last = s
-			d, known := dist.get(StateID(s / k))
+			d, known := bound(StateID(s / k))
 			ok = known && d <= key.thr
 		}
 		if ok {
@@ -574,7 +598,7 @@ func (cl *closer) restrictedMask(c *Constraint, q StateID, thr int32, kind close
 	all := &ti.full
 	if cl.absorbs[q] {
 		// Every string-safe token ends in q (tokenSucc).
-		if d, known := dist.get(q); known && d <= key.thr {
+		if d, known := bound(q); known && d <= key.thr {
 			copy(w, ti.slices[len(ti.slices)-1].cum)
 		}
 		all = &ti.rest
@@ -602,8 +626,10 @@ func (cl *closer) restrictedMask(c *Constraint, q StateID, thr int32, kind close
 	if err != nil {
 		return nil, err
 	}
-	cl.restricted[key] = e
-	cl.mem.Add(64)
+	if kind == closeExact || e.pop > 0 {
+		cl.restricted[key] = e
+		cl.mem.Add(64)
+	}
 	return e, nil
 }
 

@@ -109,12 +109,12 @@ func TestWithinAgentSchemas(t *testing.T) {
 					t.Fatal(err)
 				}
 				dst := make([]uint64, ti.MaskWords())
-				for walk := range 2 * len(agentCallScripts) {
+				// Budgets near the shortest calls switch between the exact
+				// masks and the fallback's within one walk.
+				budgets := []int{19000, 24, 30, 38, 47, 60, 90}
+				for walk := range len(budgets) * len(agentCallScripts) {
 					script := agentCallScripts[walk%len(agentCallScripts)]
-					budget := 19000
-					if walk >= len(agentCallScripts) {
-						budget = 45 + 7*walk
-					}
+					budget := budgets[walk/len(agentCallScripts)]
 					rng := rand.New(rand.NewPCG(uint64(limit), uint64(walk)))
 					m := c.NewMatcher()
 					var out []byte

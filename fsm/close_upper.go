@@ -67,9 +67,11 @@ package fsm
 // horizon asked for makes the first pass; later ones read the last pass as
 // it is until the NFA has grown by a quarter (so the passes cost a
 // constant times the NFA's final size), and a horizon asked for after a
-// failed byte search, or a mask cut by the bounds, makes a fresh pass when
-// the NFA has grown at all. A cut mask uses one fresh version for the
-// state and all its successors, which is what the induction needs: with
+// failed byte search, or a mask cut by the bounds (close.go's
+// fillByBounds, which takes the least of U and the stored distances),
+// makes a fresh pass when the NFA has grown at all. A cut mask uses one
+// fresh version for the state and all its successors, which is what the
+// induction needs: with
 // U(q) ≤ b, q's minimizing path starts with a usable byte into a successor
 // s with U(s) ≤ U(q) − 1 ≤ b − 1 (its set holds the path's next state,
 // whose distance is one less), so the restricted mask is not empty; and at
@@ -461,22 +463,4 @@ func (cl *closer) upperHorizon(c *Constraint, q StateID, fresh bool) (int32, err
 	}
 	cl.hupp.set(q, h)
 	return h, nil
-}
-
-// fillByUpper is FillMaskWithin's fallback when neither exact search fit
-// its budget (searchErr, ErrCloseBudget) for a lazy constraint: the mask
-// keeps the tokens whose end state has U ≤ thr, all of one version (see
-// the file comment). While U(q) fits the budget it is not empty; when it
-// is, nothing sound is left and the search error is returned. Every token
-// it removes counts as restricted.
-func (cl *closer) fillByUpper(c *Constraint, q StateID, thr int32, dst []uint64, searchErr error) (bool, error) {
-	e, err := cl.restrictedMask(c, q, thr, closeUpper)
-	if err != nil {
-		return false, err
-	}
-	if e.pop == 0 {
-		return false, searchErr
-	}
-	e.fill(dst, c.ti.numTokens)
-	return true, nil
 }
