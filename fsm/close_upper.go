@@ -79,6 +79,16 @@ package fsm
 // Hu(q) = max U over q's successors is an upper bound of H(q) whatever the
 // version and is cached per state like H and Hb. None of these values
 // enters the exact tables (tok, byt): they are bounds, not distances.
+//
+// Measured (BenchmarkUpperFallback: the 24-tool turn of the tests over
+// Llama-3.1, a 55-token path from free text into a call's arguments, on a
+// loaded 2-core machine): one pass over its 26,000 NFA states takes
+// 0.6–1.1 ms; with a budget of 19,000 no search runs, and a step costs
+// 1.4 µs warm (FillMask: 1.4 µs) and 0.2 ms cold (FillMask: 0.08 ms; the
+// rest is the successor walks of dense free-text states, which the byte
+// bound needed too); closing the output at the path's end with
+// MaxCloseStates 64, so that the searches run out and the cut answers,
+// costs 0.3 ms a step cold and 1.4 µs warm.
 
 import (
 	"sync/atomic"
