@@ -54,31 +54,28 @@ func answeredModel(asked string, m *served) string {
 	return asked
 }
 
-// chatTurn compiles j's turn, renders its conversation through the chat
-// template and tokenizes it: what every endpoint that takes a conversation
-// (chat completions, Messages, Responses) does before generating. The
-// turn's reasoning block depends on how the rendered prompt leaves it
-// (chatThinking.reasoning): the turn is compiled first as if the prompt
-// left the block to the model, so that a request's schema errors come
-// before its template's, and compiled again (a cache hit after the first
-// such request) when the template opened or closed the block.
+// chatTurn renders j's conversation through the chat template, compiles
+// its turn and tokenizes the prompt: what every endpoint that takes a
+// conversation (chat completions, Messages, Responses) does before
+// generating. The turn's reasoning block depends on how the rendered
+// prompt leaves it (chatThinking.reasoning), so the prompt is rendered
+// first; when rendering fails, the turn is compiled anyway (as if the
+// prompt left the block to the model), so that a request's own schema
+// errors still come before its template's.
 func (s *Server) chatTurn(ctx context.Context, c *gin.Context, m *served, j *chatJob) (*turn.Turn, []runner.TokenID, error) {
 	f, budget := m.Model.Reasoning, s.cfg.ReasoningBudget
-	j.Spec.Reasoning = j.Thinking.reasoning(f, budget, "")
+	text, err := renderChat(m.Model, j, s.cfg.Limits())
+	if err != nil {
+		j.Spec.Reasoning = j.Thinking.reasoning(f, budget, "")
+		if _, cerr := s.compile(ctx, c, m, j.Spec); cerr != nil {
+			return nil, nil, cerr
+		}
+		return nil, nil, err
+	}
+	j.Spec.Reasoning = j.Thinking.reasoning(f, budget, text)
 	t, err := s.compile(ctx, c, m, j.Spec)
 	if err != nil {
 		return nil, nil, err
-	}
-	j.TemplateVars = j.Thinking.templateVars(j.TemplateVars, f)
-	text, err := renderChat(m.Model, j, s.cfg.Limits())
-	if err != nil {
-		return nil, nil, err
-	}
-	if r := j.Thinking.reasoning(f, budget, text); r != j.Spec.Reasoning {
-		j.Spec.Reasoning = r
-		if t, err = s.compile(ctx, c, m, j.Spec); err != nil {
-			return nil, nil, err
-		}
 	}
 	prompt, err := m.Tokenize(text)
 	if err != nil {

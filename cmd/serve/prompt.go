@@ -22,12 +22,13 @@ func chatPrompt(m *Model, j *chatJob, lim Limits) ([]runner.TokenID, error) {
 }
 
 // renderChat renders the conversation through the chat template, with the
-// request's template variables (chat_template_kwargs), within lim's
+// request's template variables (chat_template_kwargs, and enable_thinking
+// as the request thinks: chatThinking.templateVars), within lim's
 // --max-prompt-bytes and the context (see promptFits).
 func renderChat(m *Model, j *chatJob, lim Limits) (string, error) {
 	lim = lim.withDefaults()
 	text, err := m.Template.Render(templates.Vars{Messages: j.Messages, Tools: j.Tools, AddGenerationPrompt: true, BosToken: m.BOS, EosToken: m.EOS,
-		Extra: j.TemplateVars, Limits: templates.Limits{MaxOutput: lim.MaxPromptBytes}})
+		Extra: j.Thinking.templateVars(j.TemplateVars, m.Reasoning), Limits: templates.Limits{MaxOutput: lim.MaxPromptBytes}})
 	if err != nil {
 		var te *templates.Error
 		if errors.As(err, &te) && te.Output {
