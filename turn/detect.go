@@ -454,8 +454,8 @@ func NewParserOf(d Description, isSpecial func(string) bool) *Parser {
 	return newParser(d.resolved(isSpecial), true, false)
 }
 
-// DetokenizerOf is Detokenizer for description d: it keeps d's markers
-// that are special tokens.
-func (v *Vocab) DetokenizerOf(d Description) func(TokenID) []byte {
-	return v.detokenizer(d.Markers)
+// DetokenizerOf is DetokenizerWith for description d: it keeps the
+// special tokens among d's markers and reasoning format r's.
+func (v *Vocab) DetokenizerOf(d Description, r ReasoningFormat) func(TokenID) []byte {
+	return v.detokenizer(append(append([]string(nil), d.Markers...), r.Markers()...))
 }

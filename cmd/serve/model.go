@@ -25,6 +25,10 @@ type Model struct {
 	Format         turn.Format
 	// FormatSource says how Format was chosen: "flag", "detected" or "default".
 	FormatSource string
+	// Description is the tool-call format when detection built one from
+	// the template's rendering that no registered format matches (Format
+	// is then "template"); nil otherwise.
+	Description *turn.Description
 	// Reasoning is the model's reasoning format (none when its template
 	// shows none), ReasoningSource how it was chosen ("flag", "detected"
 	// or "default").
@@ -61,6 +65,10 @@ type ModelSpec struct {
 	Info         string
 }
 
+// templateFormat names a tool-call format built from the chat template's
+// rendering (Model.Description).
+const templateFormat turn.Format = "template"
+
 // NewModel builds the vocabulary's token index, parses the template, picks
 // the tool-call format and creates the runner (not yet running: see Run).
 func NewModel(s ModelSpec) (*Model, error) {
@@ -78,6 +86,12 @@ func NewModel(s ModelSpec) (*Model, error) {
 	}
 	switch s.Parser {
 	case "", "auto":
+		if d, ok := turn.DetectDescription(s.Template); ok && d.Name == "" {
+			// A known shape with markers of its own: the description built
+			// from the rendering is the format.
+			m.Format, m.FormatSource, m.Description = templateFormat, "detected: built from the template's rendering of a call", &d
+			break
+		}
 		f, ok := turn.DetectFormat(s.Template)
 		m.Format, m.FormatSource = f, "detected"
 		if !ok {
@@ -100,6 +114,9 @@ func NewModel(s ModelSpec) (*Model, error) {
 	cfg := s.Runner
 	cfg.EOS = eos
 	cfg.Detokenize = m.Tokens.DetokenizerWith(m.Format, m.Reasoning)
+	if m.Description != nil {
+		cfg.Detokenize = m.Tokens.DetokenizerOf(*m.Description, m.Reasoning)
+	}
 	m.MaxTokenBytes = m.Tokens.MaxTokenBytes()
 	m.Slots = cfg.Slots
 	m.Context = cfg.ContextSize

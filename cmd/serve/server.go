@@ -94,7 +94,7 @@ func (s *Server) Handler() http.Handler { return s.engine }
 
 // SetModel makes the server ready to serve m.
 func (s *Server) SetModel(m *Model) error {
-	opts := turn.Options{MaxTools: s.cfg.MaxTools} // the converters check it first, naming --max-tools
+	opts := turn.Options{MaxTools: s.cfg.MaxTools, Description: m.Description} // the converters check MaxTools first, naming --max-tools
 	if s.cfg.PropertyOrder == "any" {
 		opts.Grammar.PropertyOrder = grammar.OrderAny
 	}
