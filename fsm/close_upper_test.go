@@ -2,7 +2,9 @@ package fsm
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -415,4 +417,143 @@ func TestShortTable(t *testing.T) {
 		}
 		cl.mu.Unlock()
 	}
+}
+
+// FuzzUpperBounds: for any regex of the project dialect (Perm included),
+// with Defer wrapped around sub-nodes and compiled lazily over a byte
+// vocabulary (every byte, or printable ASCII only, where some states
+// cannot close) under a tiny MaxCloseStates, walks under a budget of
+// MinTokens plus a little never fail a step nor see an empty mask and end
+// accepting, and on small constraints U ≥ D and Hu ≥ H at every state
+// (brute force).
+func FuzzUpperBounds(f *testing.F) {
+	for i, tt := range parseTests {
+		f.Add(tt.in, i%2 == 1, uint8(i))
+	}
+	for i, tt := range printTests {
+		f.Add(tt.str, i%2 == 0, uint8(i))
+	}
+	f.Add(`\[(?:,(?:[0-9]+|x"[a-c]*"|\{(?perm(,)(k[a-z]:1)(a:(?:1|2))!(b:[xy]+))\})){0,12}\]`, false, uint8(3))
+	f.Add(`(?:[^<]|<[^t])*(?:<t(?:\{(?perm(, )(a:[0-9]{1,3})!(b:"[a-z]*")!(c:(?:x|yy)))\}|\[[a-z]{2,5}\]))?`, true, uint8(1))
+	words := []string{"ab", `", "`, "xyz", "<t", "{a:", "12"}
+	var all, ascii []string
+	for b := range 256 {
+		all = append(all, string([]byte{byte(b)}))
+		if b >= 0x20 && b < 0x7F {
+			ascii = append(ascii, string([]byte{byte(b)}))
+		}
+	}
+	tiAll, _ := closeVocab(f, append(all, words...)...)
+	tiASCII, _ := closeVocab(f, append(ascii, words...)...)
+	opts := Options{MaxNFAStates: 50000, MaxDFAStates: 20000, MaxWork: 2000000, MaxRepeat: 200}
+	f.Fuzz(func(t *testing.T, s string, useASCII bool, limit uint8) {
+		n, err := Parse(s)
+		if err != nil {
+			return
+		}
+		ti := tiAll
+		if useASCII {
+			ti = tiASCII
+		}
+		h := fnv.New64a()
+		h.Write([]byte(s))
+		dn := withDefers(n, h.Sum64()|1, map[*Node]*Node{})
+		c, err := CompileConstraint(context.Background(), dn, ti, opts, ConstraintOptions{MaxCloseStates: 1 + int(limit%8)})
+		if err != nil {
+			var fe *Error
+			if !errors.As(err, &fe) {
+				t.Fatalf("CompileConstraint(%s) = %v, not an *Error", dn, err)
+			}
+			return
+		}
+		need, err := c.NewMatcher().MinTokens()
+		if err != nil {
+			return // the search ran out, or nothing closes: no base for the walk
+		}
+		rng := rand.New(rand.NewPCG(h.Sum64(), uint64(limit)))
+		dst := make([]uint64, ti.MaskWords())
+		for walk := range 3 {
+			m := c.NewMatcher()
+			for b := need + 2*walk; ; b-- {
+				if b == 0 {
+					if !m.IsAccepting() {
+						t.Fatalf("%q walk %d: budget spent in a state that is not accepting", s, walk)
+					}
+					break
+				}
+				if _, err := m.FillMaskWithin(dst, b); err != nil {
+					var fe *Error
+					if errors.As(err, &fe) && fe.Code.IsLimit() && fe.Code != ErrCloseBudget {
+						return // the constraint's own budgets
+					}
+					t.Fatalf("%q walk %d: FillMaskWithin(%d) = %v", s, walk, b, err)
+				}
+				ids := tokAllowedIDs(dst)
+				if len(ids) == 0 {
+					t.Fatalf("%q walk %d: FillMaskWithin(%d): empty mask", s, walk, b)
+				}
+				tok := ids[rng.IntN(len(ids))]
+				if ti.IsEOS(tok) {
+					break
+				}
+				if err := m.Accept(tok); err != nil {
+					t.Fatalf("%q walk %d: Accept = %v", s, walk, err)
+				}
+			}
+		}
+		// The brute force only on small automata: every state reachable
+		// from the start within 60 (the walks created some).
+		seen := map[StateID]bool{c.start: true}
+		queue := []StateID{c.start}
+		for len(queue) > 0 && len(seen) <= 60 {
+			q := queue[0]
+			queue = queue[1:]
+			for _, tok := range ti.tokens {
+				x, err := c.run(q, tok)
+				if err != nil {
+					return
+				}
+				if x != DeadState && !seen[x] {
+					seen[x] = true
+					queue = append(queue, x)
+				}
+			}
+		}
+		if len(seen) > 60 {
+			return
+		}
+		bf := newBruteClose(c)
+		cl := c.closer()
+		var states []StateID
+		for q := StateID(1); int(q) < c.numStates(); q++ {
+			states = append(states, q)
+		}
+		for _, q := range states {
+			bf.d(t, q)
+		}
+		if c.lazy == nil {
+			bf.checkStored(t) // an intersection at the top: eager, no NFA bounds
+			return
+		}
+		cl.mu.Lock()
+		cl.ensureUpper(c, states, true)
+		cl.mu.Unlock()
+		for _, q := range states {
+			if u, _ := cl.ub.at.get(q); u < bf.d(t, q) {
+				t.Fatalf("%q state %d: U = %d < D = %d", s, q, u, bf.d(t, q))
+			}
+			if hu, ok := cl.hupp.get(q); ok {
+				hmax := int32(-1)
+				for _, x := range bf.next(t, q) {
+					if x != DeadState {
+						hmax = max(hmax, bf.d(t, x))
+					}
+				}
+				if hu < hmax {
+					t.Fatalf("%q state %d: Hu = %d < H = %d", s, q, hu, hmax)
+				}
+			}
+		}
+		bf.checkStored(t)
+	})
 }
