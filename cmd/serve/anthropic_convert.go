@@ -78,11 +78,8 @@ func fromAnthPrompt(p anthPrompt, lim Limits) (*chatJob, error) {
 	if len(p.Messages) == 0 {
 		return nil, badParam("messages", "messages: at least one message is required")
 	}
-	if len(p.Messages) > lim.MaxMessages {
-		return nil, overLimit("messages", "array_above_max_length", fmt.Sprintf("%d messages", len(p.Messages)), lim.MaxMessages, "max-messages")
-	}
-	if len(p.Tools) > lim.MaxTools {
-		return nil, overLimit("tools", "array_above_max_length", fmt.Sprintf("%d tools", len(p.Tools)), lim.MaxTools, "max-tools")
+	if err := lim.checkCounts(len(p.Messages), len(p.Tools)); err != nil {
+		return nil, err
 	}
 	j := &chatJob{Model: p.Model}
 	if p.Thinking != nil {

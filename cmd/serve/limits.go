@@ -35,6 +35,18 @@ func (l Limits) withDefaults() Limits {
 
 // overLimit is the 400 of a request over one of the server's limits: it says
 // which limit, the size asked, and the flag that raises it.
+// checkCounts refuses a conversation of more than MaxMessages messages or
+// MaxTools tools (l with its defaults), before anything reads them.
+func (l Limits) checkCounts(messages, tools int) error {
+	if messages > l.MaxMessages {
+		return overLimit("messages", "array_above_max_length", fmt.Sprintf("%d messages", messages), l.MaxMessages, "max-messages")
+	}
+	if tools > l.MaxTools {
+		return overLimit("tools", "array_above_max_length", fmt.Sprintf("%d tools", tools), l.MaxTools, "max-tools")
+	}
+	return nil
+}
+
 func overLimit(param, code, what string, limit int, flag string) *apiError {
 	return &apiError{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: code, Param: param,
 		Msg: fmt.Sprintf("%s, over the limit of %d (--%s, %s)", what, limit, flag, envName(flag))}

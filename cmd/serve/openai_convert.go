@@ -195,11 +195,8 @@ func FromChatRequest(r *ChatRequest, lim Limits) (*chatJob, error) {
 	if len(r.Messages) == 0 {
 		return nil, badParam("messages", "messages must hold at least one message")
 	}
-	if len(r.Messages) > lim.MaxMessages {
-		return nil, overLimit("messages", "array_above_max_length", fmt.Sprintf("%d messages", len(r.Messages)), lim.MaxMessages, "max-messages")
-	}
-	if len(r.Tools) > lim.MaxTools {
-		return nil, overLimit("tools", "array_above_max_length", fmt.Sprintf("%d tools", len(r.Tools)), lim.MaxTools, "max-tools")
+	if err := lim.checkCounts(len(r.Messages), len(r.Tools)); err != nil {
+		return nil, err
 	}
 	if r.BestOf != nil && *r.BestOf != 1 {
 		return nil, badParam("best_of", fmt.Sprintf("best_of %d: only 1 is supported (this server does not rank candidates; use n for several choices)", *r.BestOf))
