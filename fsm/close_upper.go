@@ -237,6 +237,12 @@ func (cl *closer) nfaPass(c *Constraint) {
 	ub.start, ub.pred, ub.weight, ub.dn, ub.heap = start, pred, weight, dn, h
 	ub.nStates, ub.nEps = n, len(m.eps)
 	ub.ver++
+	// The last version's bounds go (their pages leave MemoryBytes).
+	for i := range ub.at.p {
+		if ub.at.p[i].Load() != nil {
+			cl.mem.Add(-slotPageSize * 4)
+		}
+	}
 	ub.at = distPages{p: make([]atomic.Pointer[[slotPageSize]atomic.Int32], len(c.pages)), mem: &cl.mem}
 }
 
