@@ -83,7 +83,7 @@ package fsm
 // Measured (BenchmarkUpperFallback: the 24-tool turn of the tests over
 // Llama-3.1, a 55-token path from free text into a call's arguments, on a
 // loaded 2-core machine): one pass over its 26,000 NFA states takes
-// 0.6–1.1 ms; with a budget of 19,000 no search runs, and a step costs
+// about 0.6 ms; with a budget of 19,000 no search runs, and a step costs
 // 1.4 µs warm (FillMask: 1.4 µs) and 0.2 ms cold (FillMask: 0.08 ms; the
 // rest is the successor walks of dense free-text states, which the byte
 // bound needed too); closing the output at the path's end with
@@ -106,7 +106,9 @@ type upperBounds struct {
 	short   map[*Node]int32 // short of AST nodes (see the file comment)
 	unknown bool            // some short was unknown for want of a DFA: forget them at the next pass
 
-	// Scratch of a pass: reverse edges (CSR) with their weights.
+	// Scratch of a pass: the edges, then reverse edges (CSR) with their
+	// weights.
+	from, to, wt        []int32
 	start, pred, weight []int32
 	heap                distHeap
 }
@@ -159,58 +161,54 @@ func (cl *closer) nfaPass(c *Constraint) {
 	if ub.short == nil {
 		ub.short = map[*Node]int32{}
 	}
-	usable := func(lo, hi byte, set *byteSet) bool {
-		for k := int(s.classes[lo]); k <= int(s.classes[hi]); k++ {
-			if cl.byteClass[k] && (set == nil || set.has(s.rep[k])) {
-				return true
-			}
-		}
-		return false
+	// The usable classes, and the edges x → y with their weights, listed
+	// once (from, to, weight), then sorted by y into reverse CSR form.
+	var usable [256]bool
+	for b := range 256 {
+		usable[b] = cl.byteClass[s.classes[b]]
 	}
-	// edge calls f with each edge x → y of weight w (from the state x).
-	edge := func(x int32, f func(y, w int32)) {
+	from, to, wt := ub.from[:0], ub.to[:0], ub.wt[:0]
+	for x := range int32(n) {
 		if s.live != nil && !s.live[x] {
-			return
+			continue
 		}
 		st := &m.states[x]
 		switch st.kind {
-		case nfaByte:
-			if usable(st.lo, st.hi, nil) {
-				f(st.next, 1)
+		case nfaByte, nfaSet:
+			ok := false
+			for k := int(s.classes[st.lo]); k <= int(s.classes[st.hi]) && !ok; k++ {
+				b := s.rep[k]
+				ok = usable[b] && (st.kind == nfaByte || m.sets[st.n].has(b))
 			}
-		case nfaSet:
-			if usable(st.lo, st.hi, &m.sets[st.n]) {
-				f(st.next, 1)
+			if ok {
+				from, to, wt = append(from, x), append(to, st.next), append(wt, 1)
 			}
 		case nfaEps:
-			for _, t := range m.targets(st) {
-				f(t, 0)
+			for _, y := range m.targets(st) {
+				from, to, wt = append(from, x), append(to, y), append(wt, 0)
 			}
 		case nfaLazy:
 			it := m.b.lazy[st.next]
 			if w := cl.itemShort(c, it); w != distInf {
-				f(it.k, w)
+				from, to, wt = append(from, x), append(to, it.k), append(wt, w)
 			}
 		}
 	}
-	// Reverse edges in CSR form.
 	start := grow32(ub.start, n+1)
 	clear(start)
-	for x := range int32(n) {
-		edge(x, func(y, _ int32) { start[y+1]++ })
+	for _, y := range to {
+		start[y+1]++
 	}
 	for i := 1; i <= n; i++ {
 		start[i] += start[i-1]
 	}
-	pred := grow32(ub.pred, int(start[n]))
-	weight := grow32(ub.weight, int(start[n]))
+	pred := grow32(ub.pred, len(to))
+	weight := grow32(ub.weight, len(to))
 	pos := grow32(ub.dn, n) // dn's buffer, before it is filled
 	copy(pos, start[:n])
-	for x := range int32(n) {
-		edge(x, func(y, w int32) {
-			pred[pos[y]], weight[pos[y]] = x, w
-			pos[y]++
-		})
+	for e, y := range to {
+		pred[pos[y]], weight[pos[y]] = from[e], wt[e]
+		pos[y]++
 	}
 	dn := pos
 	for i := range dn {
@@ -233,8 +231,10 @@ func (cl *closer) nfaPass(c *Constraint) {
 		}
 	}
 	grown := int64(cap(start)-cap(ub.start)+cap(pred)-cap(ub.pred)+cap(weight)-cap(ub.weight)+cap(dn)-cap(ub.dn)) * 4
+	grown += int64(cap(from)-cap(ub.from)+cap(to)-cap(ub.to)+cap(wt)-cap(ub.wt)) * 4
 	cl.mem.Add(grown + int64(cap(h)-cap(ub.heap))*8)
 	ub.start, ub.pred, ub.weight, ub.dn, ub.heap = start, pred, weight, dn, h
+	ub.from, ub.to, ub.wt = from, to, wt
 	ub.nStates, ub.nEps = n, len(m.eps)
 	ub.ver++
 	// The last version's bounds go (their pages leave MemoryBytes).
