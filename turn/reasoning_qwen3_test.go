@@ -134,3 +134,44 @@ func endsInClose(s string) bool {
 	}
 	return false
 }
+
+// BenchmarkReasoningForcedMask is one mask of a spent budget over the
+// Qwen3 vocabulary: the matcher's mask inside the block (nearly every
+// token) read token by token for the ones that write the close.
+func BenchmarkReasoningForcedMask(b *testing.B) {
+	hv, err := tokenizer.LoadHF(sharedtest.Path(b, "vocab", "qwen3", "tokenizer.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, err := turn.NewVocab(turn.VocabConfig{Tokens: hv.Tokens, Special: hv.Special, EOS: hv.EOS, Width: hv.Width})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := turn.NewCompiler(turn.CompilerConfig{Vocab: v, Format: turn.FormatHermes, Options: turn.Options{Reasoning: turn.ReasoningThink}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, budget := range []int{1, turn.NoBudget} {
+		name := "forced"
+		if budget < 0 {
+			name = "unbounded"
+		}
+		b.Run(name, func(b *testing.B) {
+			tn, err := c.Compile(b.Context(), turn.Spec{Reasoning: turn.Reasoning{Enabled: true, Budget: budget, Prompt: turn.PromptOpened}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			g := tn.NewMatcher().(runner.BudgetGuide)
+			if err := g.Accept(14990); err != nil { // "hello": the budget's one token
+				b.Fatal(err)
+			}
+			mask := make([]uint64, v.Index().MaskWords())
+			for b.Loop() {
+				clear(mask)
+				if _, err := g.FillMaskWithin(mask, 1000); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

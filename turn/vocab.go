@@ -1,6 +1,8 @@
 package turn
 
 import (
+	"sync"
+
 	"conform/fsm"
 	"conform/sampler"
 	"conform/token"
@@ -34,6 +36,9 @@ type Vocab struct {
 	index    *fsm.TokenIndex
 	special  map[string]bool // the text of every special token
 	maxBytes int
+	// closers caches the tokens that go on writing a reasoning close
+	// marker (reasoning_guide.go: closeKey → []uint64).
+	closers sync.Map
 }
 
 // NewVocab builds the token index of c and the vocabulary's tables.
