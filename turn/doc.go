@@ -133,8 +133,9 @@
 // written in the constraint as its 0xFF-prefixed bytes, as package
 // tokenizer stores specials; a marker that is plain text stays text. Free
 // text is valid UTF-8 and therefore never contains a special token. The
-// detokenizer (Vocab.Detokenizer) lets through only the special tokens that
-// are markers of the format, so that the parser sees them; a Turn's parser
+// detokenizer (Vocab.Detokenizer; DetokenizerWith adds the reasoning
+// format's markers) lets through only the special tokens that are markers
+// of the format, so that the parser sees them; a Turn's parser
 // cleans them, and stray bytes that are not UTF-8, from content (both can
 // appear only in unconstrained output).
 //
