@@ -1,0 +1,217 @@
+package turn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+func explainCompiler(t *testing.T) *Compiler {
+	t.Helper()
+	c, err := NewCompiler(CompilerConfig{Vocab: testVocab(t), Format: FormatHermes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestExplainKeywords(t *testing.T) {
+	type kw struct {
+		ptr, kw string
+		st      KeywordStatus
+	}
+	for _, tt := range []struct {
+		name      string
+		schema    string
+		strict    bool
+		want      []kw
+		strictErr string // the keyword of StrictErr, "" for none
+		err       bool   // the turn does not compile
+	}{
+		{name: "exact", schema: `{"type":"object","title":"T","properties":{"a":{"type":"string","maxLength":3,"x-foo":1}},"required":["a"]}`,
+			want: []kw{{"", "type", KeywordExact}, {"", "title", KeywordAnnotation}, {"", "properties", KeywordExact}, {"", "required", KeywordExact},
+				{"/properties/a", "type", KeywordExact}, {"/properties/a", "maxLength", KeywordExact}, {"/properties/a", "x-foo", KeywordAnnotation}}},
+		{name: "lenient", schema: `{"type":"array","items":{"type":"integer"},"uniqueItems":true}`,
+			want:      []kw{{"", "type", KeywordExact}, {"", "items", KeywordExact}, {"", "uniqueItems", KeywordApproximated}, {"/items", "type", KeywordExact}},
+			strictErr: "uniqueItems"},
+		{name: "strict", schema: `{"type":"array","items":{"type":"integer"},"uniqueItems":true}`, strict: true,
+			want:      []kw{{"", "type", KeywordExact}, {"", "items", KeywordExact}, {"", "uniqueItems", KeywordRefused}, {"/items", "type", KeywordExact}},
+			strictErr: "uniqueItems", err: true},
+		{name: "if-then", schema: `{"if":{"required":["a"]},"then":{"required":["b"]},"description":"d"}`,
+			want: []kw{{"", "if", KeywordExact}, {"", "then", KeywordExact}, {"", "description", KeywordAnnotation},
+				{"/if", "required", KeywordExact}, {"/then", "required", KeywordExact}}},
+		{name: "if-alone", schema: `{"if":{"required":["a"]}}`,
+			want: []kw{{"", "if", KeywordAnnotation}, {"/if", "required", KeywordExact}}},
+		{name: "escaped", schema: `{"properties":{"a/b~":{"enum":[1,{"type":"x"}]}}}`,
+			want: []kw{{"", "properties", KeywordExact}, {"/properties/a~1b~0", "enum", KeywordExact}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := explainCompiler(t)
+			ex, err := c.Explain(context.Background(), Spec{Output: Output{Kind: OutputJSONSchema, Schema: json.RawMessage(tt.schema), Strict: tt.strict}}, ExplainOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ex.Schemas) != 1 {
+				t.Fatalf("%d schema reports, want 1", len(ex.Schemas))
+			}
+			r := ex.Schemas[0]
+			var got []kw
+			for _, k := range r.Keywords {
+				got = append(got, kw{k.Pointer, k.Keyword, k.Status})
+				if (k.Status == KeywordApproximated || k.Status == KeywordRefused) && k.Message == "" {
+					t.Errorf("%s at %q: %s without a message", k.Keyword, k.Pointer, k.Status)
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("keywords:\n got %v\nwant %v", got, tt.want)
+			}
+			gotStrict := ""
+			if r.StrictErr != nil {
+				gotStrict = r.StrictErr.Keyword
+			}
+			if gotStrict != tt.strictErr {
+				t.Errorf("StrictErr at keyword %q, want %q (%v)", gotStrict, tt.strictErr, r.StrictErr)
+			}
+			if (ex.Err != nil) != tt.err {
+				t.Errorf("Err = %v, want error %v", ex.Err, tt.err)
+			}
+			if !tt.err && !ex.Constrained {
+				t.Errorf("a compiled schema is not constrained")
+			}
+		})
+	}
+}
+
+// validator compiles schema for the santhosh-tekuri validator.
+func validator(t *testing.T, schema string) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jc := jsonschema.NewCompiler()
+	if err := jc.AddResource("s.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := jc.Compile("s.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestExplainWalks checks the shortest output (MinTokens long, valid) and
+// the samples (valid, reproducible from the seed, different across
+// seeds), for an output schema and for a tool's calls.
+func TestExplainWalks(t *testing.T) {
+	const schema = `{"type":"object","properties":{"city":{"type":"string","maxLength":8},"n":{"type":"integer"},"tags":{"type":"array","items":{"enum":["a","b"]}}},"required":["city"]}`
+	v := validator(t, schema)
+	valid := func(t *testing.T, text string) {
+		t.Helper()
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if err := v.Validate(inst); err != nil {
+			t.Errorf("%q does not validate: %v", text, err)
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		spec Spec
+		text func(s Sample) []string // the JSON texts to validate
+	}{
+		{name: "output", spec: Spec{Output: Output{Kind: OutputJSONSchema, Schema: json.RawMessage(schema)}},
+			text: func(s Sample) []string { return []string{s.Content} }},
+		{name: "tool", spec: Spec{Tools: []Tool{{Name: "get_weather", Parameters: json.RawMessage(schema)}}, ToolMode: ToolRequired},
+			text: func(s Sample) []string {
+				var out []string
+				for _, c := range s.Calls {
+					out = append(out, c.Arguments)
+				}
+				return out
+			}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := explainCompiler(t)
+			opts := ExplainOptions{Samples: 4, Seed: 7}
+			ex, err := c.Explain(context.Background(), tt.spec, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.MinErr != nil || ex.Shortest == nil {
+				t.Fatalf("no shortest output: %v", ex.MinErr)
+			}
+			if ex.Shortest.Tokens != ex.MinTokens || ex.MinTokens == 0 {
+				t.Errorf("shortest output %q has %d tokens, MinTokens %d", ex.Shortest.Text, ex.Shortest.Tokens, ex.MinTokens)
+			}
+			if ex.CacheHit || ex.ASTNodes == 0 || ex.NFAStates == 0 || ex.DFAStates == 0 || ex.StartAllowed == 0 {
+				t.Errorf("first explain: hit %v, sizes %d/%d/%d, start %d", ex.CacheHit, ex.ASTNodes, ex.NFAStates, ex.DFAStates, ex.StartAllowed)
+			}
+			all := append([]Sample{*ex.Shortest}, ex.Samples...)
+			for _, s := range all {
+				texts := tt.text(s)
+				if len(texts) == 0 {
+					t.Errorf("sample %q holds no output to validate", s.Text)
+				}
+				for _, x := range texts {
+					valid(t, x)
+				}
+				if s.Tokens > ex.MinTokens+DefaultSampleSlack {
+					t.Errorf("sample %q has %d tokens, over %d", s.Text, s.Tokens, ex.MinTokens+DefaultSampleSlack)
+				}
+			}
+			if len(ex.Samples) != opts.Samples {
+				t.Fatalf("%d samples, want %d", len(ex.Samples), opts.Samples)
+			}
+			again, err := c.Explain(context.Background(), tt.spec, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !again.CacheHit {
+				t.Errorf("second explain missed the cache")
+			}
+			if !reflect.DeepEqual(again.Samples, ex.Samples) || again.NFAStates != ex.NFAStates || again.DFAStates != ex.DFAStates {
+				t.Errorf("the same seed drew other samples or sizes")
+			}
+			opts.Seed = 8
+			other, err := c.Explain(context.Background(), tt.spec, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reflect.DeepEqual(other.Samples, ex.Samples) {
+				t.Errorf("seeds 7 and 8 drew the same samples")
+			}
+		})
+	}
+}
+
+func TestExplainErrors(t *testing.T) {
+	c := explainCompiler(t)
+	for _, tt := range []struct {
+		name string
+		spec Spec
+		code ErrorCode
+	}{
+		{"not-json", Spec{Output: Output{Kind: OutputJSONSchema, Schema: json.RawMessage(`{"type":`)}}, CodeSchema},
+		{"no-tools", Spec{ToolMode: ToolRequired}, CodeInvalidRequest},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := c.Explain(context.Background(), tt.spec, ExplainOptions{})
+			var te *Error
+			if !errors.As(err, &te) || te.Code != tt.code {
+				t.Errorf("err = %v, want code %v", err, tt.code)
+			}
+		})
+	}
+	// Free text: nothing to explain, no error.
+	ex, err := c.Explain(context.Background(), Spec{}, ExplainOptions{Samples: 3})
+	if err != nil || ex.Constrained || len(ex.Samples) != 0 || ex.Shortest != nil {
+		t.Errorf("free text: %+v, %v", ex, err)
+	}
+}
