@@ -115,6 +115,10 @@ func (p *Parser) run(ev []Event, eof bool) []Event {
 				p.buf = p.buf[len(p.sx.Content):]
 				p.state = stContent
 				continue
+			case p.noCalls:
+				if !eof && strings.HasPrefix(p.sx.Content, b) && len(b) < len(p.sx.Content) {
+					return ev // may still be the content opening
+				}
 			case strings.HasPrefix(b, begin):
 				p.pending = append(p.pending[:0], begin...)
 				p.buf = p.buf[len(begin):]

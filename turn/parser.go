@@ -13,6 +13,9 @@ import "strings"
 type Parser struct {
 	sx     syntax
 	state  pstate
+	// noCalls: the turn holds no calls, only its text, which a format with
+	// a content opening (harmony's final channel) still writes after it.
+	noCalls bool
 	next   pstate // after stLiteral
 	expect string
 	buf    []byte
@@ -59,6 +62,8 @@ func NewParser(f Format, isSpecial func(string) bool) (*Parser, error) {
 func newParser(sx syntax, calls, clean bool) *Parser {
 	p := &Parser{sx: sx, state: stText, clean: clean}
 	switch {
+	case !calls && sx.Content != "":
+		p.state, p.noCalls = stStart, true
 	case !calls:
 		p.state = stContent
 	case p.sx.Trigger == "":
