@@ -14,6 +14,8 @@
 #   make bench       Go benchmarks beside the code
 #   make maskbench   the MaskBench protocol over ../shared/maskbench/dev.jsonl (ARGS=... for flags)
 #   make e2e         bench/e2e on the synthetic qwen2.5-0.5b model (ARGS=... for flags)
+#   make llamaref    llama.cpp's CPU path built by its own CMake (needs cmake): the speed reference
+#   make llamaref-bench  that reference on the e2e model (ARGS=... for flags)
 #   make soak        streaming clients against a fresh --demo server (ARGS="-clients 64 -duration 10m")
 #   make golden      rewrite golden files (-update)
 #   make lint        go vet, gofmt, the import-direction check and the READMEs' commands check
@@ -139,3 +141,24 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	CGO_ENABLED=0 $(GO) vet $(PURE_PKGS)
 	CGO_ENABLED=0 $(GO) test -count=1 -run 'TestImportDirection|TestDocCommands' ./internal/archtest
+
+# llamaref builds bench/llamaref into build/llamaref: llama.cpp's own CPU
+# path compiled by its CMake (GGML_NATIVE=ON) from the same pinned sources
+# cgo links (the ollama module's llama/llama.cpp and ml/backend/ggml/ggml),
+# the speed reference of issue 17. It needs cmake and installs nothing
+# (apt-get install -y cmake). LLAMAREF_CMAKE passes -D options (e.g.
+# -DLLAMAREF_OPENMP=OFF) and LLAMAREF_DIR another build folder for them.
+# llamaref-bench runs it on E2E_MODEL (ARGS=... for its flags, see
+# bench/llamaref/main.cpp; -json FILE writes the results).
+LLAMAREF_DIR   ?= build/llamaref
+LLAMAREF_CMAKE ?=
+.PHONY: llamaref llamaref-bench
+llamaref:
+	@command -v cmake >/dev/null || { echo "llamaref: cmake not found; install it first (apt-get install -y cmake)" >&2; exit 1; }
+	@dir=$$($(GO) mod download -json github.com/ollama/ollama | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	  test -f "$$dir/llama/llama.cpp/include/llama.h" || { echo "llamaref: the ollama module's llama.cpp not found ($$dir)" >&2; exit 1; }; \
+	  cmake -S bench/llamaref -B $(LLAMAREF_DIR) -DOLLAMA_DIR="$$dir" $(LLAMAREF_CMAKE) >/dev/null && \
+	  cmake --build $(LLAMAREF_DIR) -j $$(nproc)
+
+llamaref-bench: llamaref $(E2E_MODEL)
+	$(LLAMAREF_DIR)/llamaref -m $(E2E_MODEL) $(ARGS)
