@@ -37,7 +37,9 @@ const (
 // holes (nil).
 //
 // EOS holds eos_token_id, eot_token_id and eom_token_id when present, plus
-// the usual end-of-turn tokens among the special tokens. Width is the
+// the usual end-of-turn tokens among the special tokens: llama.cpp's
+// end-of-generation set but for its fill-in-the-middle tokens (see
+// llamaCppEOGNames and harmonyEOG). Width is the
 // larger of the token count, <arch>.vocab_size and the vocabulary
 // dimension of the output (or tied embedding) tensor.
 func LoadGGUF(path string) (*Vocabulary, error) {
@@ -56,9 +58,39 @@ func LoadGGUF(path string) (*Vocabulary, error) {
 // llamaCppEOGNames are the tokens llama.cpp (llama-vocab.cpp, v0.24.0's
 // copy) treats as end of generation, and as control tokens, by their text
 // alone. "</s>" is not among them: Qwen has it as an ordinary text token.
+// <|return|> and <|call|> end a gpt-oss (harmony) turn: the final answer
+// and a tool call; <|end|> ends any other harmony message, which is why
+// harmonyEOG takes it out again when both are present.
 var llamaCppEOGNames = []string{
-	"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>",
+	"<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>",
 	"<EOT>", "_<EOT>", "<|end_of_text|>", "<end_of_utterance>",
+}
+
+// llama.cpp also counts the fill-in-the-middle pad, repository and file
+// separator tokens as end of generation (Qwen2.5 and Qwen3 have
+// <|fim_pad|>, <|repo_name|> and <|file_sep|>, which llama.cpp then makes
+// control tokens). We do not: Qwen's own configuration makes them
+// ordinary added tokens ("special": false in tokenizer.json) and ends a
+// generation only at <|im_end|> and <|endoftext|> (generation_config.json),
+// as transformers and vLLM do; llama.cpp's extra end points serve its
+// /infill endpoint, which Conform does not have. So a GGUF vocabulary and
+// its tokenizer.json agree (TestLoadGGUFMatchesHF), and
+// TestGGUFEndOfGeneration pins the choice.
+
+// harmonyEOG removes <|end|> from eos when eos also holds <|return|> and
+// <|call|> (looked up in specials), as llama.cpp does for the
+// o200k_harmony vocabulary: in a harmony turn <|end|> closes the analysis
+// channel, and the turn goes on with the answer, which <|return|> or
+// <|call|> ends. <|end|> stays a special token (llama.cpp renders it as
+// text then; here the turn's detokenizer keeps it as a marker).
+func harmonyEOG(eos []TokenID, specials map[string]TokenID) []TokenID {
+	ret, okR := specials["<|return|>"]
+	call, okC := specials["<|call|>"]
+	end, okE := specials["<|end|>"]
+	if !okR || !okC || !okE || !slices.Contains(eos, ret) || !slices.Contains(eos, call) {
+		return eos
+	}
+	return slices.DeleteFunc(eos, func(id TokenID) bool { return id == end })
 }
 
 // ggufMeta is the part of *gguf.File that LoadGGUF uses.
@@ -161,6 +193,7 @@ func vocabularyFromGGUF(f ggufMeta, path string) (*Vocabulary, error) {
 		}
 	}
 	v.finish(eos, specials)
+	v.EOS = harmonyEOG(v.EOS, specials)
 	return v, nil
 }
 
