@@ -238,7 +238,7 @@ func Build(spec Spec, opts Options) (*Result, error) {
 	res.params = b.params
 	res.Options = grammarOptionsKey(opts.Grammar)
 	res.Key = cacheKey(spec, opts.Format, mode, sx, res.Options)
-	if err := applyReasoning(spec.Reasoning, opts, res); err != nil { // the outer layer (reasoning.go)
+	if err := applyReasoning(spec.Reasoning, len(spec.Tools) > 0, opts, res); err != nil { // the outer layer (reasoning.go)
 		return nil, err
 	}
 	return res, nil

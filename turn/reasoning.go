@@ -3,18 +3,25 @@ package turn
 // The reasoning block: an outer layer around the turn that Build makes of
 // the request's output and tools (INNER below). A reasoning model writes
 //
-//	[open] R close sep INNER
+//	[open] R close after sep [answer] INNER
 //
 // where open and close are the format's markers ("<think>", "</think>"),
-// R is free text that cannot contain close, and sep is at most sepMax
-// newlines (models write "</think>\n\n"), which the parser drops. open is
+// R is free text that cannot contain close, after is a fixed string the
+// format writes after every block (none for think; harmony's
+// "<|start|>assistant", the header of the answer's message), sep is at
+// most sepMax newlines (models write "</think>\n\n"), and answer opens the
+// answer of a turn without tools (harmony's final channel; with tools the
+// tool-call format writes its own). The parser drops all but R. open is
 // left out when the rendered prompt already opened the block (the
 // generation prompt of DeepSeek-R1-Distill and of Qwen3.5 with thinking
 // ends with "<think>\n"); the whole block is left out when thinking is off,
 // except that a prompt which opened it must still see it closed: then the
 // turn is close sep INNER. A prompt that holds a closed block already
 // (Qwen3's enable_thinking: false renders "<think>\n\n</think>\n\n") gets
-// INNER alone: the model must not think again. A turn without a constraint
+// INNER alone: the model must not think again. A format without an off
+// switch (harmony: gpt-oss always writes its analysis channel) keeps the
+// block when thinking is off, empty: [open] close after [answer] INNER,
+// the smallest budget there is. A turn without a constraint
 // of its own (free text) still gets one when it has a block, so that the
 // block is bounded and closed: its INNER is free text without the markers.
 //
@@ -44,22 +51,57 @@ const (
 	// DeepSeek-R1 and V3.1 thinking, GLM-4.5, MiniMax-M2, Kimi-K2-Thinking,
 	// Nemotron).
 	ReasoningThink ReasoningFormat = "think"
+	// ReasoningHarmony: gpt-oss's analysis channel,
+	// <|channel|>analysis<|message|>R<|end|>, then the answer as a
+	// message of its own: <|start|>assistant and the final channel (or the
+	// tool-call format's commentary channel). It has no off switch.
+	ReasoningHarmony ReasoningFormat = "harmony"
 )
 
-// thinkSyntax is a reasoning format as data: its markers (text; each is
-// written as its 0xFF-prefixed bytes when the vocabulary has it as a
-// special token, see markerBytes) and the separator after the block.
+// thinkSyntax is a reasoning format as data: its markers and what follows
+// the block (see the file comment). Every string is text, in which each of
+// Specials is written as its 0xFF-prefixed bytes when the vocabulary has
+// it as a special token (markerBytes).
 type thinkSyntax struct {
 	Open, Close string
-	// SepMax is the most newlines allowed between Close and the answer;
-	// the parser drops them.
+	// After is written after Close, always; the parser drops it.
+	After string
+	// SepMax is the most newlines allowed after After, before the
+	// answer; the parser drops them.
 	SepMax int
+	// Answer opens the answer of a turn without tools, after the
+	// separator; the parser drops it.
+	Answer string
+	// Always says the format has no off switch: thinking off (Enabled
+	// false, Budget 0) writes the block empty rather than leaving it out.
+	Always bool
+	// Specials are the marker texts the strings above are made of that
+	// may be special tokens (what a detokenizer must keep).
+	Specials []string
 }
 
 // reasoningFormats is the registry of reasoning formats: the one place a
-// name maps to its markers. ReasoningNone has no entry.
+// name maps to its markers. ReasoningNone has no entry. The strings are
+// what the models' templates render for an assistant turn with its
+// reasoning (../shared/templates/golden: Qwen3's "<think>\nR\n</think>\n\n",
+// gpt-oss's "<|channel|>analysis<|message|>R<|end|><|start|>assistant
+// <|channel|>final<|message|>TEXT").
 var reasoningFormats = map[ReasoningFormat]thinkSyntax{
-	ReasoningThink: {Open: "<think>", Close: "</think>", SepMax: 2},
+	ReasoningThink: {Open: "<think>", Close: "</think>", SepMax: 2, Specials: []string{"<think>", "</think>"}},
+	ReasoningHarmony: {Open: "<|channel|>analysis<|message|>", Close: "<|end|>", After: "<|start|>assistant",
+		Answer: "<|channel|>final<|message|>", Always: true,
+		Specials: []string{"<|channel|>", "<|message|>", "<|end|>", "<|start|>"}},
+}
+
+// resolve writes the special markers of sx in s as generated text has
+// them (0xFF-prefixed when special).
+func (sx thinkSyntax) resolve(s string, isSpecial func(string) bool) string {
+	for _, m := range sx.Specials {
+		if strings.Contains(s, m) {
+			s = strings.ReplaceAll(s, m, markerBytes(m, isSpecial))
+		}
+	}
+	return s
 }
 
 // ReasoningFormats returns the reasoning format names, "none" included,
@@ -80,18 +122,22 @@ func ParseReasoningFormat(name string) (ReasoningFormat, error) {
 	if _, ok := reasoningFormats[f]; ok || f == ReasoningNone {
 		return f, nil
 	}
-	return "", &Error{Code: CodeUnknownFormat, Param: "reasoning-format", Msg: fmt.Sprintf("unknown reasoning format %q (want none or think)", name)}
+	return "", &Error{Code: CodeUnknownFormat, Param: "reasoning-format", Msg: fmt.Sprintf("unknown reasoning format %q (want none, think or harmony)", name)}
 }
 
 // DetectReasoningFormat guesses the reasoning format of a chat template
-// from what it writes and reads: a template that writes "<think>" or
-// "</think>" (Qwen3, DeepSeek-R1, GLM-4.5, MiniMax-M2 all do, to open a
-// generation or to strip or render earlier reasoning) or that reads
-// reasoning_content is the think family. gpt-oss's harmony channels are a
-// format of their own, not read here: a harmony template ("<|channel|>")
-// is none. It returns false when the template shows no reasoning.
+// from what it writes and reads: a template that writes harmony's opening
+// of the analysis channel, "<|channel|>analysis<|message|>" (gpt-oss's
+// renders an assistant message's thinking field so), is harmony; one
+// that writes "<think>" or "</think>" (Qwen3, DeepSeek-R1, GLM-4.5,
+// MiniMax-M2 all do, to open a generation or to strip or render earlier
+// reasoning) or that reads reasoning_content is the think family. A
+// template with harmony's channels but no analysis channel is none. It
+// returns false when the template shows no reasoning.
 func DetectReasoningFormat(template string) (ReasoningFormat, bool) {
 	switch {
+	case strings.Contains(template, reasoningFormats[ReasoningHarmony].Open):
+		return ReasoningHarmony, true
 	case strings.Contains(template, "<|channel|>"):
 		return ReasoningNone, false
 	case strings.Contains(template, "<think>"), strings.Contains(template, "</think>"), strings.Contains(template, "reasoning_content"):
@@ -107,8 +153,14 @@ func (f ReasoningFormat) Markers() []string {
 	if !ok {
 		return nil
 	}
-	return []string{sx.Open, sx.Close}
+	return append([]string(nil), sx.Specials...)
 }
+
+// AlwaysThinks reports whether format f has no off switch (harmony): a
+// request that turns thinking off gets an empty block, and a template
+// variable that turns it off (reasoning_effort none) means nothing to the
+// model.
+func (f ReasoningFormat) AlwaysThinks() bool { return reasoningFormats[f].Always }
 
 // PromptState says how a rendered prompt leaves the reasoning block.
 type PromptState uint8
@@ -128,9 +180,13 @@ const (
 
 // PromptState reads the tail of a rendered prompt, after its trailing
 // whitespace: the open marker there is PromptOpened, the close marker
-// PromptClosed. It is how a request learns, at request time and from the
-// template's own output rather than its name, whether the template opened
-// the block. With f "none" it is always PromptPlain.
+// (and the format's After) PromptClosed. It is how a request learns, at
+// request time and from the template's own output rather than its name,
+// whether the template opened the block. Where After is not empty the
+// close marker ends other messages too (harmony's <|end|> ends every
+// message, and every generation prompt ends <|end|><|start|>assistant),
+// so the tail is closed only when the last open marker has no close
+// before that tail. With f "none" it is always PromptPlain.
 func (f ReasoningFormat) PromptState(prompt string) PromptState {
 	sx, ok := reasoningFormats[f]
 	if !ok {
@@ -138,8 +194,14 @@ func (f ReasoningFormat) PromptState(prompt string) PromptState {
 	}
 	tail := strings.TrimRight(prompt, " \t\r\n")
 	switch {
-	case strings.HasSuffix(tail, sx.Close):
-		return PromptClosed
+	case strings.HasSuffix(tail, sx.Close+sx.After):
+		if sx.After == "" {
+			return PromptClosed
+		}
+		body := tail[:len(tail)-len(sx.Close+sx.After)]
+		if i := strings.LastIndex(body, sx.Open); i >= 0 && !strings.Contains(body[i:], sx.Close) {
+			return PromptClosed
+		}
 	case strings.HasSuffix(tail, sx.Open):
 		return PromptOpened
 	}
@@ -174,8 +236,9 @@ type Reasoning struct {
 }
 
 // EffortBudget maps an OpenAI reasoning_effort to a budget: "none" and
-// "minimal" 0 (no thinking), "low" 1024 tokens, "medium" 4096, "high"
-// 16384. It returns false for any other value.
+// "minimal" 0 (no thinking; for a format that always thinks, harmony, an
+// empty block: the smallest budget), "low" 1024 tokens, "medium" 4096,
+// "high" 16384. It returns false for any other value.
 func EffortBudget(effort string) (int, bool) {
 	switch effort {
 	case "none", "minimal":
@@ -195,6 +258,8 @@ func EffortBudget(effort string) (int, bool) {
 // is already open at the start, whether it may hold text, and the budget.
 type thinkLayout struct {
 	open, close string // as generated (0xFF-prefixed when special)
+	after       string // as generated: after close, then the separator
+	answer      string // as generated: after the separator (turns without tools)
 	opened      bool   // the prompt opened the block: no open marker
 	text        bool   // the block may hold reasoning (else it is only closed)
 	budget      int    // the text's token budget; negative: none
@@ -204,8 +269,10 @@ type thinkLayout struct {
 
 // applyReasoning wraps res's node in the reasoning block of r under the
 // model's reasoning format: the outer layer of Build (see the file
-// comment). It leaves res as it is when the turn has no block.
-func applyReasoning(r Reasoning, opts Options, res *Result) error {
+// comment); tools says whether the turn offers tools (then the tool-call
+// format opens the answer). It leaves res as it is when the turn has no
+// block.
+func applyReasoning(r Reasoning, tools bool, opts Options, res *Result) error {
 	f := opts.Reasoning
 	if f == "" {
 		f = r.Format
@@ -217,18 +284,24 @@ func applyReasoning(r Reasoning, opts Options, res *Result) error {
 	if !ok {
 		return &Error{Code: CodeUnknownFormat, Param: "reasoning-format", Msg: fmt.Sprintf("unknown reasoning format %q", f)}
 	}
-	for _, m := range []string{markerBytes(sx.Open, opts.IsSpecial), markerBytes(sx.Close, opts.IsSpecial)} {
-		if m[0] == fsm.SpecialPrefix {
+	for _, mk := range sx.Specials {
+		if m := markerBytes(mk, opts.IsSpecial); m[0] == fsm.SpecialPrefix {
 			res.thinkSpecials = append(res.thinkSpecials, m)
 		}
 	}
 	think := r.Enabled && r.Budget != 0 && r.Prompt != PromptClosed
 	opened := r.Prompt == PromptOpened
-	if !think && !opened {
+	// Always: thinking off is an empty block (a closed prompt still
+	// means the block is behind).
+	block := think || opened || sx.Always && r.Prompt != PromptClosed
+	if !block {
 		return nil
 	}
-	lay := &thinkLayout{open: markerBytes(sx.Open, opts.IsSpecial), close: markerBytes(sx.Close, opts.IsSpecial),
-		opened: opened, text: think, budget: r.Budget, sepMax: sx.SepMax}
+	lay := &thinkLayout{open: sx.resolve(sx.Open, opts.IsSpecial), close: sx.resolve(sx.Close, opts.IsSpecial),
+		after: sx.resolve(sx.After, opts.IsSpecial), opened: opened, text: think, budget: r.Budget, sepMax: sx.SepMax}
+	if !tools {
+		lay.answer = sx.resolve(sx.Answer, opts.IsSpecial)
+	}
 	if lay.budget < 0 {
 		lay.budget = NoBudget
 	}
@@ -240,7 +313,7 @@ func applyReasoning(r Reasoning, opts Options, res *Result) error {
 		inner = fsm.Star(fsm.AnyRune())
 		var banned []*fsm.Node
 		for _, m := range []string{lay.open, lay.close} {
-			if m[0] != fsm.SpecialPrefix {
+			if strings.IndexByte(m, fsm.SpecialPrefix) < 0 {
 				banned = append(banned, fsm.Cat(anyBytes, fsm.Lit(m), anyBytes))
 			}
 		}
@@ -249,10 +322,10 @@ func applyReasoning(r Reasoning, opts Options, res *Result) error {
 		}
 	}
 	var parts []*fsm.Node
+	if !opened {
+		parts = append(parts, fsm.Lit(lay.open))
+	}
 	if think {
-		if !opened {
-			parts = append(parts, fsm.Lit(lay.open))
-		}
 		text := fsm.Star(fsm.AnyRune())
 		if lay.close[0] != fsm.SpecialPrefix {
 			// A special close cannot appear in UTF-8 text.
@@ -260,11 +333,12 @@ func applyReasoning(r Reasoning, opts Options, res *Result) error {
 		}
 		parts = append(parts, text)
 	}
-	parts = append(parts, fsm.Lit(lay.close), fsm.Repeat(fsm.Lit("\n"), 0, lay.sepMax), inner)
+	parts = append(parts, fsm.Lit(lay.close+lay.after), fsm.Repeat(fsm.Lit("\n"), 0, lay.sepMax), fsm.Lit(lay.answer), inner)
 	res.Node = fsm.Cat(parts...)
 	res.think = lay
 	h := sha256.New()
-	fmt.Fprintf(h, "%d:%s;%d:%s;%d:%s;%v;%v;%d", len(res.Key), res.Key, len(lay.open), lay.open, len(lay.close), lay.close, opened, think, lay.sepMax)
+	fmt.Fprintf(h, "%d:%s;%d:%s;%d:%s;%d:%s;%d:%s;%v;%v;%d", len(res.Key), res.Key, len(lay.open), lay.open, len(lay.close), lay.close,
+		len(lay.after), lay.after, len(lay.answer), lay.answer, opened, think, lay.sepMax)
 	res.Key = "turn:" + hex.EncodeToString(h.Sum(nil))
 	return nil
 }
@@ -319,17 +393,20 @@ type thinkPhase uint8
 const (
 	thinkOpening thinkPhase = iota // writing the open marker
 	thinkInside                    // in the block, before its close
-	thinkSep                       // after the close, in the separator
+	thinkTrail                     // after the close, writing After
+	thinkSep                       // in the separator's newlines
+	thinkAnswer                    // writing the answer's opening
 	thinkAfter                     // in INNER (or the text left the layout)
 )
 
 // thinkScan follows the bytes of a choice's text through the block: the
-// phase, how much of the open marker is written, how much of the close
-// marker ends the text (KMP), and how many UTF-8 continuation bytes the
-// text still owes. The guide and the parser share it.
+// phase, how much of the open marker (or After, or the answer's opening)
+// is written, how much of the close marker ends the text (KMP), and how
+// many UTF-8 continuation bytes the text still owes. The guide and the
+// parser share it.
 type thinkScan struct {
 	phase thinkPhase
-	got   int // thinkOpening: bytes of open written
+	got   int // thinkOpening, thinkTrail, thinkAnswer: bytes of the literal written
 	k     int // thinkInside: bytes of close at the end of the text
 	need  int // thinkInside: continuation bytes owed
 	sep   int // thinkSep: newlines seen
@@ -342,26 +419,66 @@ func newThinkScan(lay *thinkLayout) thinkScan {
 	return thinkScan{phase: thinkOpening}
 }
 
-// step advances s over byte c; it reports whether c belongs to the
-// block's text (reasoning), as opposed to markup or what follows.
-func (s *thinkScan) step(lay *thinkLayout, c byte) (text bool) {
-	switch s.phase {
+// literal is the string phase ph matches, "" for the others.
+func (lay *thinkLayout) literal(ph thinkPhase) string {
+	switch ph {
 	case thinkOpening:
-		if c != lay.open[s.got] {
-			s.phase = thinkAfter // off the layout: never under the constraint
-			return false
+		return lay.open
+	case thinkTrail:
+		return lay.after
+	case thinkAnswer:
+		return lay.answer
+	}
+	return ""
+}
+
+// enter moves s to phase ph, or past it when lay leaves it empty.
+func (s *thinkScan) enter(lay *thinkLayout, ph thinkPhase) {
+	s.got, s.sep = 0, 0
+	for ph == thinkTrail && lay.after == "" || ph == thinkSep && lay.sepMax == 0 || ph == thinkAnswer && lay.answer == "" {
+		ph++
+	}
+	s.phase = ph
+}
+
+// byteKind says what a byte of a choice's text is to the block.
+type byteKind uint8
+
+const (
+	byteMarkup byteKind = iota // a marker, After, the separator or the answer's opening
+	byteText                   // the block's text: reasoning
+	byteInner                  // INNER's, or off the layout (possible only without a constraint)
+)
+
+// step advances s over byte c and says what c is. On byteInner from a
+// literal phase, the literal's first got bytes (returned) were taken for
+// markup and are INNER's too.
+func (s *thinkScan) step(lay *thinkLayout, c byte) (byteKind, string) {
+	switch s.phase {
+	case thinkOpening, thinkTrail, thinkAnswer:
+		lit := lay.literal(s.phase)
+		if c != lit[s.got] {
+			back := lit[:s.got]
+			s.phase = thinkAfter
+			return byteInner, back
 		}
-		if s.got++; s.got == len(lay.open) {
-			s.phase = thinkInside
+		if s.got++; s.got == len(lit) {
+			switch s.phase {
+			case thinkOpening:
+				s.enter(lay, thinkInside)
+			case thinkTrail:
+				s.enter(lay, thinkSep)
+			default:
+				s.phase = thinkAfter
+			}
 		}
+		return byteMarkup, ""
 	case thinkInside:
 		s.k = kmpStep(lay.close, lay.fail, s.k, c)
 		if s.k == len(lay.close) {
-			s.phase, s.need = thinkSep, 0
-			if lay.sepMax == 0 {
-				s.phase = thinkAfter
-			}
-			return false
+			s.need = 0
+			s.enter(lay, thinkTrail)
+			return byteMarkup, ""
 		}
 		switch {
 		case s.need > 0 && c&0xC0 == 0x80:
@@ -375,27 +492,31 @@ func (s *thinkScan) step(lay *thinkLayout, c byte) (text bool) {
 		default:
 			s.need = 0
 		}
-		return true
+		return byteText, ""
 	case thinkSep:
 		if c == '\n' && s.sep < lay.sepMax {
 			if s.sep++; s.sep == lay.sepMax {
-				s.phase = thinkAfter
+				s.enter(lay, thinkAnswer)
 			}
-			return false
+			return byteMarkup, ""
 		}
-		s.phase = thinkAfter
+		s.enter(lay, thinkAnswer)
+		if s.phase == thinkAnswer {
+			return s.step(lay, c)
+		}
 	}
-	return false
+	return byteInner, ""
 }
 
 // closed reports whether the block is behind the text.
-func (s *thinkScan) closed() bool { return s.phase >= thinkSep }
+func (s *thinkScan) closed() bool { return s.phase >= thinkTrail }
 
 // thinkReader is the parser's outer layer: it reads the block ahead of the
 // format's parser, releasing its text as EventReasoning and dropping the
-// markers and the separator, and hands everything after it on. Like the
-// format's parser it releases only what is certain: a suffix of the text
-// that could still start the close marker is held back.
+// markers, After, the separator and the answer's opening, and hands
+// everything after them on. Like the format's parser it releases only
+// what is certain: a suffix of the text that could still start the close
+// marker is held back.
 type thinkReader struct {
 	lay  *thinkLayout
 	scan thinkScan
@@ -418,16 +539,14 @@ func (r *thinkReader) feed(s string, eof bool) ([]Event, string) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		before := r.scan.phase
-		if before == thinkOpening && c != r.lay.open[r.scan.got] {
-			// Off the layout (only without a constraint): what was
-			// taken for the marker is given back as the answer's text.
-			rest = r.lay.open[:r.scan.got] + s[i:]
-			r.scan.phase = thinkAfter
-			break
-		}
-		isText := r.scan.step(r.lay, c)
+		kind, back := r.scan.step(r.lay, c)
 		switch {
-		case isText:
+		case kind == byteInner:
+			// INNER from here; what was taken for markup of a literal
+			// that did not follow is given back (only without a
+			// constraint).
+			rest = back + s[i:]
+		case kind == byteText:
 			r.held = append(r.held, c)
 			// Keep only the bytes that may still be close's start.
 			if keep := r.scan.k; keep < len(r.held) {
@@ -440,11 +559,9 @@ func (r *thinkReader) feed(s string, eof bool) ([]Event, string) {
 				text = append(text, r.held[:len(r.held)-n]...)
 			}
 			r.held = r.held[:0]
-		case before == thinkSep && r.scan.phase == thinkAfter && c != '\n':
-			rest = s[i:]
 		}
 		if r.scan.phase == thinkAfter {
-			if rest == "" && i+1 < len(s) {
+			if kind != byteInner && i+1 < len(s) {
 				rest = s[i+1:]
 			}
 			break

@@ -19,14 +19,14 @@ import (
 func thinkSpecials(s string) bool { return s == "<think>" || s == "</think>" }
 
 func TestReasoningFormats(t *testing.T) {
-	if got := ReasoningFormats(); !reflect.DeepEqual(got, []ReasoningFormat{ReasoningNone, ReasoningThink}) {
+	if got := ReasoningFormats(); !reflect.DeepEqual(got, []ReasoningFormat{ReasoningHarmony, ReasoningNone, ReasoningThink}) {
 		t.Errorf("ReasoningFormats() = %v", got)
 	}
 	for _, tt := range []struct {
 		in   string
 		want ReasoningFormat
 		ok   bool
-	}{{"think", ReasoningThink, true}, {"none", ReasoningNone, true}, {" think ", ReasoningThink, true}, {"auto", "", false}, {"harmony", "", false}} {
+	}{{"think", ReasoningThink, true}, {"none", ReasoningNone, true}, {" think ", ReasoningThink, true}, {"auto", "", false}, {"harmony", ReasoningHarmony, true}, {"channels", "", false}} {
 		got, err := ParseReasoningFormat(tt.in)
 		if got != tt.want || (err == nil) != tt.ok {
 			t.Errorf("ParseReasoningFormat(%q) = %q, %v; want %q, ok %v", tt.in, got, err, tt.want, tt.ok)
@@ -40,7 +40,8 @@ func TestReasoningFormats(t *testing.T) {
 		{"qwen3 strips earlier reasoning", `{%- if '</think>' in content %}{%- set content = content.split('</think>')[-1] %}{%- endif %}`, ReasoningThink, true},
 		{"r1 opens the generation", `{% if add_generation_prompt %}<｜Assistant｜><think>\n{% endif %}`, ReasoningThink, true},
 		{"reads reasoning_content", `{{ message.reasoning_content }}`, ReasoningThink, true},
-		{"harmony is not think", `<|start|>assistant<|channel|>analysis<|message|>{{ message.thinking }}`, ReasoningNone, false},
+		{"harmony writes the analysis channel", `<|start|>assistant<|channel|>analysis<|message|>{{ message.thinking }}`, ReasoningHarmony, true},
+		{"harmony channels without analysis", `<|start|>assistant<|channel|>final<|message|>{{ message.content }}`, ReasoningNone, false},
 		{"chatml", DemoChatML, ReasoningNone, false},
 	} {
 		got, ok := DetectReasoningFormat(tt.template)
@@ -59,6 +60,12 @@ func TestReasoningFormats(t *testing.T) {
 		{ReasoningThink, "<|im_start|>assistant\n<think>\n\n</think>\n\n", PromptClosed},
 		{ReasoningThink, "<think>a</think>b<|im_start|>assistant\n", PromptPlain},
 		{ReasoningNone, "<think>\n", PromptPlain},
+		// Every harmony message ends <|end|>: only a closed analysis
+		// channel is a closed block.
+		{ReasoningHarmony, "<|start|>user<|message|>hi<|end|><|start|>assistant", PromptPlain},
+		{ReasoningHarmony, "<|start|>assistant<|channel|>analysis<|message|>a<|end|><|start|>assistant<|channel|>final<|message|>b<|end|><|start|>user<|message|>c<|end|><|start|>assistant", PromptPlain},
+		{ReasoningHarmony, "<|start|>user<|message|>hi<|end|><|start|>assistant<|channel|>analysis<|message|>", PromptOpened},
+		{ReasoningHarmony, "<|start|>user<|message|>hi<|end|><|start|>assistant<|channel|>analysis<|message|>done<|end|><|start|>assistant", PromptClosed},
 	} {
 		if got := tt.f.PromptState(tt.prompt); got != tt.want {
 			t.Errorf("%s.PromptState(%q) = %d, want %d", tt.f, tt.prompt, got, tt.want)
