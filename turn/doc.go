@@ -64,9 +64,10 @@
 //	               <|tool_call_argument_begin|>ARGS<|tool_call_end|>…
 //	               <|tool_calls_section_end|> (IDX any number; not checked)
 //	harmony        <|channel|>commentary to=functions.NAME <|constrain|>json
-//	               <|message|>ARGS<|call|>, one call a turn; a text turn is
-//	               <|channel|>final<|message|>TEXT (gpt-oss; its analysis
-//	               channel is not read here)
+//	               <|message|>ARGS, one call a turn, ended by <|call|> (an
+//	               EOS); a text turn is <|channel|>final<|message|>TEXT,
+//	               ended by <|return|> (gpt-oss; its analysis channel is
+//	               the harmony reasoning format)
 //	qwen3_coder    <tool_call>\n<function=NAME>\n<parameter=K>\nV\n</parameter>\n…
 //	               </function>\n</tool_call>, calls separated by "\n"
 //	minimax_m2     <minimax:tool_call>\n<invoke name="NAME">\n
@@ -97,8 +98,9 @@
 // # Reasoning
 //
 // A model's reasoning format (Options.Reasoning: "think" for the
-// <think>…</think> family, or "none"; DetectReasoningFormat reads it from
-// the chat template) puts a block ahead of the answer. Each request fills
+// <think>…</think> family, "harmony" for gpt-oss's analysis channel, or
+// "none"; DetectReasoningFormat reads it from the chat template) puts a
+// block ahead of the answer. Each request fills
 // Spec.Reasoning, a Reasoning value, from its API's fields:
 //
 //	Enabled  the model may think (Chat Completions: on unless the request
@@ -112,10 +114,26 @@
 //	         the template opened the block (then the turn starts inside
 //	         it) or closed it (then the model answers at once)
 //
-// The turn is then [open] R close sep? INNER: R is free UTF-8 text without
-// the close marker, sep up to two newlines, INNER the content or calls
-// constraint. Thinking off with a prompt that opened the block forces the
-// close first; a turn without a constraint of its own gets one when it
+// The turn is then [open] R close after sep? [answer] INNER: R is free
+// UTF-8 text without the close marker, after a fixed string (harmony's
+// <|start|>assistant, the answer's message header; none for think), sep
+// up to two newlines (think), answer the opening of a turn without tools
+// (harmony's <|channel|>final<|message|>; with tools the tool-call format
+// opens the answer or the call), INNER the content or calls constraint.
+// The formats are rows of one table (reasoning.go):
+//
+//	think    <think>R</think>\n\n INNER
+//	harmony  <|channel|>analysis<|message|>R<|end|><|start|>assistant
+//	         [<|channel|>final<|message|>] INNER
+//
+// gpt-oss has no off switch (its template's reasoning_effort is low,
+// medium or high): thinking off (Enabled false, Budget 0, and so
+// reasoning_effort none or minimal) is mapped to the smallest budget, an
+// empty analysis channel, <|channel|>analysis<|message|><|end|>, rather
+// than a turn without one.
+//
+// Thinking off with a prompt that opened the block forces the close
+// first; a turn without a constraint of its own gets one when it
 // has a block (free text without the markers after it), so the block is
 // always bounded and closed. The budget is each choice's guide
 // (reasoning_guide.go): it counts the tokens inside the block and, at the
@@ -124,8 +142,7 @@
 // shortest answer. The parser releases the block's text as
 // EventReasoning, before any content, and drops the markers and the
 // separator; Finish.Usage.ReasoningTokens counts the block's tokens,
-// markers included. gpt-oss's harmony channels are a different layout,
-// not one of these formats: a harmony template is detected as none.
+// markers included; After and the answer's opening are not counted.
 //
 // # Special tokens
 //

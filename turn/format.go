@@ -157,8 +157,10 @@ var formats = map[Format]Description{
 		End: "<|tool_calls_section_end|>", Trigger: "<|tool_calls_section_begin|>",
 		Markers: []string{"<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"},
 	},
+	// harmony's call ends with <|call|>, an end-of-generation token (as
+	// <|return|> ends a final answer): the turn's EOS, not part of it.
 	FormatHarmony: {
-		CallOpen: "<|channel|>commentary to=functions.", NameClose: " <|constrain|>json<|message|>", CallClose: "<|call|>",
+		CallOpen: "<|channel|>commentary to=functions.", NameClose: " <|constrain|>json<|message|>",
 		Single: true, ContentOpen: "<|channel|>final<|message|>",
 		Markers: []string{"<|channel|>", "<|constrain|>", "<|message|>", "<|call|>"},
 	},

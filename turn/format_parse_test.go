@@ -101,7 +101,7 @@ func TestFormatParserSteps(t *testing.T) {
 			{"al<|message|>Hello", []Event{c("Hello")}},
 		}, nil},
 		{"harmony call", FormatHarmony, nil, []step{
-			{"<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"x\": [1]}<|call|>", []Event{start(0, "f"), args(0, `{"x": [1]}`), end(0)}},
+			{"<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"x\": [1]}", []Event{start(0, "f"), args(0, `{"x": [1]}`), end(0)}}, // <|call|> is EOS
 		}, nil},
 		{"qwen3_coder cut in a value", FormatQwen3Coder, weatherKinds, []step{
 			{"<tool_call>\n<function=get_weather>\n<parameter=city>\nPar", []Event{start(0, "get_weather"), args(0, `{"city": "Par`)}},
