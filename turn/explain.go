@@ -100,8 +100,11 @@ type Explanation struct {
 	// Calls reports that the turn may hold tool calls.
 	Calls bool
 	// ASTNodes, NFAStates and DFAStates are the sizes of a fresh compile:
-	// the regex AST (distinct nodes), the Thompson NFA, and the DFA states
-	// built to reach the start state's mask.
+	// the regex AST (distinct nodes), the Thompson NFA states the compile
+	// built (fsm.Stats: the pinned languages that every process builds
+	// once, such as JSON strings, count only in the first compile that
+	// needs them), and the DFA states built to reach the start state's
+	// mask.
 	ASTNodes, NFAStates, DFAStates int
 	// CompileTime is the fresh compile's time (the start mask not
 	// included).
@@ -123,6 +126,10 @@ type Explanation struct {
 	Shortest *Sample
 	// Samples are random outputs, each complete within MinTokens+Slack.
 	Samples []Sample
+	// WalkErr, when not nil, is why a walk stopped (the closing search ran
+	// out of its budget, an *fsm.Error with ErrCloseBudget): the outputs
+	// drawn before it are kept.
+	WalkErr error
 }
 
 // Explain explains the constraint of spec. Errors are Compile's, except a
@@ -195,7 +202,7 @@ func (c *Compiler) Explain(ctx context.Context, spec Spec, opts ExplainOptions) 
 		w.detok = c.vocab.Detokenizer(c.opts.Format)
 	}
 	if ex.Shortest, err = w.walk(ex.MinTokens, nil); err != nil {
-		return nil, err
+		return walkFailed(ex, err)
 	}
 	slack := opts.Slack
 	if slack <= 0 {
@@ -205,11 +212,22 @@ func (c *Compiler) Explain(ctx context.Context, spec Spec, opts ExplainOptions) 
 	for range opts.Samples {
 		s, err := w.walk(ex.MinTokens+slack, rng)
 		if err != nil {
-			return nil, err
+			return walkFailed(ex, err)
 		}
 		ex.Samples = append(ex.Samples, *s)
 	}
 	return ex, nil
+}
+
+// walkFailed ends ex with a walk's error: a closing search out of its
+// budget is the explanation's WalkErr, anything else Explain's error.
+func walkFailed(ex *Explanation, err error) (*Explanation, error) {
+	var fe *fsm.Error
+	if errors.As(err, &fe) && fe.Code == fsm.ErrCloseBudget {
+		ex.WalkErr = err
+		return ex, nil
+	}
+	return nil, err
 }
 
 // walker draws outputs of a turn's constraint token by token.
@@ -399,10 +417,6 @@ func (c *Compiler) schemaReport(raw []byte, strict bool, param string) (*SchemaR
 	var failedAt at
 	if failed != nil {
 		failedAt = place(failed.Pointer, failed.Keyword)
-	}
-	if r.StrictErr != nil {
-		p := place(r.StrictErr.Pointer, r.StrictErr.Keyword)
-		r.StrictErr.Pointer = p.ptr
 	}
 	for _, k := range kws {
 		a := at{k.Pointer, k.Keyword}

@@ -80,6 +80,8 @@ func decodeRequest(body []byte, v any) (ignored []string, err error) {
 		known, ignoredFields, refusedFields = anthropicFields(v), anthropicIgnored, anthropicRefused
 	case *ResponsesRequest:
 		known, ignoredFields, refusedFields = responsesFields(), responsesIgnored, responsesRefused
+	case *ExplainRequest:
+		known = explainFields()
 	default:
 		return nil, fmt.Errorf("decodeRequest: unexpected %T", v)
 	}

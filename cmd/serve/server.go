@@ -74,6 +74,7 @@ func NewServer(cfg Config, log *slog.Logger) *Server {
 	v1.POST("/chat/completions", s.handle(s.chat))
 	v1.POST("/completions", s.handle(s.completions))
 	v1.POST("/responses", s.handle(s.responses))
+	v1.POST("/conform/explain", s.handle(s.explain))
 	// The Messages routes carry Anthropic's auth and error envelope.
 	e.POST("/v1/messages", s.anthropicAuth, s.handleAnthropic(s.messages))
 	e.POST("/v1/messages/count_tokens", s.anthropicAuth, s.handleAnthropic(s.countTokens))
