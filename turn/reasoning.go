@@ -18,7 +18,8 @@ package turn
 // except that a prompt which opened it must still see it closed: then the
 // turn is close sep INNER. A prompt that holds a closed block already
 // (Qwen3's enable_thinking: false renders "<think>\n\n</think>\n\n") gets
-// INNER alone: the model must not think again. A format without an off
+// INNER alone (after the answer's opening, for harmony): the model must
+// not think again. A format without an off
 // switch (harmony: gpt-oss always writes its analysis channel) keeps the
 // block when thinking is off, empty: [open] close after [answer] INNER,
 // the smallest budget there is. A turn without a constraint
@@ -261,6 +262,7 @@ type thinkLayout struct {
 	after       string // as generated: after close, then the separator
 	answer      string // as generated: after the separator (turns without tools)
 	opened      bool   // the prompt opened the block: no open marker
+	behind      bool   // the prompt closed the block: only the answer's opening
 	text        bool   // the block may hold reasoning (else it is only closed)
 	budget      int    // the text's token budget; negative: none
 	sepMax      int
@@ -294,11 +296,14 @@ func applyReasoning(r Reasoning, tools bool, opts Options, res *Result) error {
 	// Always: thinking off is an empty block (a closed prompt still
 	// means the block is behind).
 	block := think || opened || sx.Always && r.Prompt != PromptClosed
-	if !block {
+	// A prompt that closed the block leaves the answer's opening to the
+	// turn (harmony's final channel, after <|start|>assistant).
+	behind := !block && r.Prompt == PromptClosed && !tools && sx.Answer != ""
+	if !block && !behind {
 		return nil
 	}
 	lay := &thinkLayout{open: sx.resolve(sx.Open, opts.IsSpecial), close: sx.resolve(sx.Close, opts.IsSpecial),
-		after: sx.resolve(sx.After, opts.IsSpecial), opened: opened, text: think, budget: r.Budget, sepMax: sx.SepMax}
+		after: sx.resolve(sx.After, opts.IsSpecial), opened: opened, behind: behind, text: think, budget: r.Budget, sepMax: sx.SepMax}
 	if !tools {
 		lay.answer = sx.resolve(sx.Answer, opts.IsSpecial)
 	}
@@ -322,7 +327,7 @@ func applyReasoning(r Reasoning, tools bool, opts Options, res *Result) error {
 		}
 	}
 	var parts []*fsm.Node
-	if !opened {
+	if !opened && !behind {
 		parts = append(parts, fsm.Lit(lay.open))
 	}
 	if think {
@@ -333,12 +338,15 @@ func applyReasoning(r Reasoning, tools bool, opts Options, res *Result) error {
 		}
 		parts = append(parts, text)
 	}
-	parts = append(parts, fsm.Lit(lay.close+lay.after), fsm.Repeat(fsm.Lit("\n"), 0, lay.sepMax), fsm.Lit(lay.answer), inner)
+	if !behind {
+		parts = append(parts, fsm.Lit(lay.close+lay.after), fsm.Repeat(fsm.Lit("\n"), 0, lay.sepMax))
+	}
+	parts = append(parts, fsm.Lit(lay.answer), inner)
 	res.Node = fsm.Cat(parts...)
 	res.think = lay
 	h := sha256.New()
-	fmt.Fprintf(h, "%d:%s;%d:%s;%d:%s;%d:%s;%d:%s;%v;%v;%d", len(res.Key), res.Key, len(lay.open), lay.open, len(lay.close), lay.close,
-		len(lay.after), lay.after, len(lay.answer), lay.answer, opened, think, lay.sepMax)
+	fmt.Fprintf(h, "%d:%s;%d:%s;%d:%s;%d:%s;%d:%s;%v;%v;%v;%d", len(res.Key), res.Key, len(lay.open), lay.open, len(lay.close), lay.close,
+		len(lay.after), lay.after, len(lay.answer), lay.answer, opened, behind, think, lay.sepMax)
 	res.Key = "turn:" + hex.EncodeToString(h.Sum(nil))
 	return nil
 }
@@ -413,6 +421,11 @@ type thinkScan struct {
 }
 
 func newThinkScan(lay *thinkLayout) thinkScan {
+	if lay.behind {
+		var s thinkScan
+		s.enter(lay, thinkAnswer)
+		return s
+	}
 	if lay.opened {
 		return thinkScan{phase: thinkInside}
 	}

@@ -337,6 +337,11 @@ var thinkCorpus = []struct {
 	{think(Spec{Tools: twoTools, ToolMode: ToolAuto, Parallel: true}, on, nil), "<think>t</think>\nok " + hCallW, "t", "ok "},
 	{think(Spec{}, on, nil), "<think>never closed </thi", "never closed </thi", ""},
 	{think(Spec{}, Reasoning{Prompt: PromptOpened}, nil), "</think>\n\n\nthree", "", "\nthree"},
+	{harmony(Spec{Output: object}, on), hx(hAnalysis+"let me see <|end"+hNext+hFinal) + `{"a": "<|end|>"}`, "let me see <|end", `{"a": "<|end|>"}`},
+	{harmony(Spec{Output: object}, Reasoning{}), hx(hAnalysis + hNext + hFinal + "{}"), "", "{}"},
+	{harmony(Spec{Tools: twoTools, ToolMode: ToolAuto}, on), hx(hAnalysis + "é t" + hNext + hCallTime), "é t", ""},
+	{harmony(Spec{Tools: twoTools, ToolMode: ToolAuto}, on), hx(hAnalysis + "t" + hNext + hFinal + "it is noon"), "t", "it is noon"},
+	{harmony(Spec{}, Reasoning{Enabled: true, Budget: NoBudget, Prompt: PromptOpened}), hx("x" + hNext + hFinal + "free"), "x", "free"},
 }
 
 // TestReasoningParserEverySplit: each text cut at every byte, and byte by
