@@ -8,9 +8,11 @@ package turn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math/bits"
 	"math/rand/v2"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -392,9 +394,17 @@ func (c *Compiler) schemaReport(raw []byte, strict bool, param string) (*SchemaR
 	// place is where a warning or error is listed: grammar points some at
 	// the keyword's own value (".../uniqueItems"), the listing at the
 	// schema object holding it.
+	// A place reached through a $ref is where the keyword is written.
+	var doc any
+	_ = json.Unmarshal(raw, &doc) // Keywords read it: it is JSON
 	place := func(ptr, kw string) at {
-		if p, ok := strings.CutSuffix(ptr, "/"+escapePointer(kw)); ok && listed[at{p, kw}] {
-			return at{p, kw}
+		for _, p := range []string{ptr, throughRefs(doc, ptr)} {
+			if p, ok := strings.CutSuffix(p, "/"+escapePointer(kw)); ok && listed[at{p, kw}] {
+				return at{p, kw}
+			}
+			if listed[at{p, kw}] {
+				return at{p, kw}
+			}
 		}
 		return at{ptr, kw}
 	}
@@ -453,8 +463,7 @@ func (c *Compiler) schemaReport(raw []byte, strict bool, param string) (*SchemaR
 			}
 		}
 	}
-	// A warning or error at a keyword the listing does not hold (a place
-	// reached through a $ref is reported where it is written) is added.
+	// A warning or error at a keyword the listing does not hold is added.
 	for _, w := range warnings {
 		if a := place(w.Pointer, w.Keyword); !listed[a] {
 			listed[a] = true
@@ -475,4 +484,80 @@ func (c *Compiler) schemaReport(raw []byte, strict bool, param string) (*SchemaR
 func isBlankJSON(raw []byte) bool {
 	s := strings.TrimSpace(string(raw))
 	return s == "" || s == "null"
+}
+
+// maxRefHops bounds the $refs throughRefs follows: a cycle of references
+// ends there (grammar refuses such schemas, or cuts them at its depth).
+const maxRefHops = 64
+
+// throughRefs returns the pointer at which the schema node at ptr of doc
+// (a decoded JSON document) is written: where a token of ptr is not in the
+// object at hand, the path goes on at the target of that object's local
+// $ref ("#/…"), as the compile follows it. A path that cannot be followed
+// is returned as it is.
+func throughRefs(doc any, ptr string) string {
+	if ptr == "" {
+		return ""
+	}
+	toks := strings.Split(ptr[1:], "/")
+	cur, at := doc, ""
+	hops := 0
+	for i := 0; i < len(toks); i++ {
+		tok := strings.ReplaceAll(strings.ReplaceAll(toks[i], "~1", "/"), "~0", "~")
+		switch v := cur.(type) {
+		case map[string]any:
+			if x, ok := v[tok]; ok {
+				cur, at = x, at+"/"+toks[i]
+				continue
+			}
+			ref, _ := v["$ref"].(string)
+			target, ok := strings.CutPrefix(ref, "#")
+			if u, err := url.PathUnescape(target); ok && err == nil && hops < maxRefHops {
+				if node, ok := lookupJSON(doc, u); ok {
+					hops++
+					cur, at = node, u
+					i-- // the same token, in the target
+					continue
+				}
+			}
+		case []any:
+			if n, err := strconv.Atoi(tok); err == nil && n >= 0 && n < len(v) {
+				cur, at = v[n], at+"/"+toks[i]
+				continue
+			}
+		}
+		return ptr
+	}
+	return at
+}
+
+// lookupJSON returns the node of doc at the JSON Pointer ptr.
+func lookupJSON(doc any, ptr string) (any, bool) {
+	if ptr == "" {
+		return doc, true
+	}
+	if ptr[0] != '/' {
+		return nil, false
+	}
+	cur := doc
+	for _, t := range strings.Split(ptr[1:], "/") {
+		t = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+		switch v := cur.(type) {
+		case map[string]any:
+			x, ok := v[t]
+			if !ok {
+				return nil, false
+			}
+			cur = x
+		case []any:
+			n, err := strconv.Atoi(t)
+			if err != nil || n < 0 || n >= len(v) {
+				return nil, false
+			}
+			cur = v[n]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
 }

@@ -47,6 +47,13 @@ func TestExplainKeywords(t *testing.T) {
 				{"/if", "required", KeywordExact}, {"/then", "required", KeywordExact}}},
 		{name: "if-alone", schema: `{"if":{"required":["a"]}}`,
 			want: []kw{{"", "if", KeywordAnnotation}, {"/if", "required", KeywordExact}}},
+		{name: "ref", schema: `{"$defs":{"ids":{"type":"array","uniqueItems":true}},"properties":{"a":{"$ref":"#/$defs/ids"}}}`,
+			want: []kw{{"", "$defs", KeywordAnnotation}, {"", "properties", KeywordExact}, {"/$defs/ids", "type", KeywordExact},
+				{"/$defs/ids", "uniqueItems", KeywordApproximated}, {"/properties/a", "$ref", KeywordExact}},
+			strictErr: "uniqueItems"},
+		{name: "format", schema: `{"type":"string","format":"no-such-format"}`,
+			want:      []kw{{"", "type", KeywordExact}, {"", "format", KeywordApproximated}},
+			strictErr: "format"},
 		{name: "escaped", schema: `{"properties":{"a/b~":{"enum":[1,{"type":"x"}]}}}`,
 			want: []kw{{"", "properties", KeywordExact}, {"/properties/a~1b~0", "enum", KeywordExact}}},
 	} {

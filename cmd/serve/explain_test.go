@@ -304,3 +304,22 @@ func FuzzExplainRequest(f *testing.F) {
 		checkSpec(t, j.Spec)
 	})
 }
+
+// TestExplainFreeText: fields that ask for no constraint explain as free
+// text (no schemas, no sizes, no outputs), and response_format text is one.
+func TestExplainFreeText(t *testing.T) {
+	ts := newTestServer(t, Config{}, "")
+	for _, body := range []string{`{}`, `{"model":"fake","response_format":{"type":"text"},"tool_choice":"none"}`} {
+		resp, out := ts.post(t, "/v1/conform/explain", body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: status %d: %s", body, resp.StatusCode, out)
+		}
+		var r ExplainResponse
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Constrained || r.Sizes != nil || r.Shortest != nil || len(r.Samples) != 0 || len(r.Schemas) != 0 || r.Model != "fake" {
+			t.Errorf("%s: %s", body, out)
+		}
+	}
+}
