@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"conform/fsm"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -221,4 +223,48 @@ func TestExplainErrors(t *testing.T) {
 	if err != nil || ex.Constrained || len(ex.Samples) != 0 || ex.Shortest != nil {
 		t.Errorf("free text: %+v, %v", ex, err)
 	}
+}
+
+// FuzzExplainSchema: any schema explains without a panic, with a typed
+// error or an explanation whose outputs are as long as it says.
+func FuzzExplainSchema(f *testing.F) {
+	for _, s := range []string{`{"type":"object","properties":{"a":{"type":"string"}}}`, `{"$defs":{"x":{"uniqueItems":true}},"items":{"$ref":"#/$defs/x"}}`,
+		`{"enum":[1,"a",null]}`, `{"if":{"const":1},"then":{"const":1},"else":{"type":"string","maxLength":2}}`, `{"type":"string","pattern":"^a+b?$"}`} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	v := testVocab(f)
+	c, err := NewCompiler(CompilerConfig{Vocab: v, Format: FormatHermes})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, schema []byte, strict bool) {
+		if len(schema) > 2048 {
+			return
+		}
+		ex, err := c.Explain(context.Background(), Spec{Output: Output{Kind: OutputJSONSchema, Schema: schema, Strict: strict}}, ExplainOptions{Samples: 1, Slack: 8})
+		if err != nil {
+			var te *Error
+			var fe *fsm.Error
+			if !errors.As(err, &te) && !errors.As(err, &fe) {
+				t.Fatalf("untyped error %T %v", err, err)
+			}
+			return
+		}
+		for _, r := range ex.Schemas {
+			for _, k := range r.Keywords {
+				if k.Pointer != "" && k.Pointer[0] != '/' {
+					t.Fatalf("keyword %+v: not a JSON Pointer", k)
+				}
+			}
+		}
+		if ex.Shortest != nil && ex.Shortest.Tokens != ex.MinTokens {
+			t.Fatalf("shortest %q has %d tokens, MinTokens %d", ex.Shortest.Text, ex.Shortest.Tokens, ex.MinTokens)
+		}
+		for _, s := range ex.Samples {
+			if s.Tokens > ex.MinTokens+8 {
+				t.Fatalf("sample %q: %d tokens over %d", s.Text, s.Tokens, ex.MinTokens+8)
+			}
+		}
+	})
 }
