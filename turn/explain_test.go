@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"conform/fsm"
-
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"conform/fsm"
 )
 
 func explainCompiler(t *testing.T) *Compiler {
