@@ -32,7 +32,7 @@ func TestReasoningTemplates(t *testing.T) {
 		{file: "glm_4_5.jinja", format: turn.ReasoningThink, on: turn.PromptPlain, off: turn.PromptClosed},
 		{file: "MiniMax-M2.jinja", format: turn.ReasoningThink, on: turn.PromptOpened, off: turn.PromptOpened},
 		{file: "moonshotai-Kimi-K2.jinja", format: turn.ReasoningNone, on: turn.PromptPlain, off: turn.PromptPlain},
-		{file: "openai-gpt-oss-120b.jinja", format: turn.ReasoningNone, on: turn.PromptPlain, off: turn.PromptPlain},
+		{file: "openai-gpt-oss-120b.jinja", format: turn.ReasoningHarmony, on: turn.PromptPlain, off: turn.PromptPlain},
 		{file: "tool_chat_template_hermes.jinja", format: turn.ReasoningNone, on: turn.PromptPlain, off: turn.PromptPlain},
 	}
 	for _, tt := range tests {

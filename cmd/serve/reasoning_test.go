@@ -320,14 +320,15 @@ func TestPickReasoning(t *testing.T) {
 		{"", DemoTemplate, turn.ReasoningNone, "default"},
 		{"none", thinkTemplate, turn.ReasoningNone, "flag"},
 		{"think", DemoTemplate, turn.ReasoningThink, "flag"},
+		{"harmony", DemoTemplate, turn.ReasoningHarmony, "flag"},
 	} {
 		f, src, err := pickReasoning(tt.flag, tt.template)
 		if err != nil || f != tt.want || src != tt.source {
 			t.Errorf("pickReasoning(%q) = %q, %q, %v; want %q, %q", tt.flag, f, src, err, tt.want, tt.source)
 		}
 	}
-	if _, _, err := pickReasoning("harmony", ""); err == nil {
-		t.Errorf("pickReasoning(harmony) = nil error")
+	if _, _, err := pickReasoning("bogus", ""); err == nil {
+		t.Errorf("pickReasoning(bogus) = nil error")
 	}
 	for _, args := range [][]string{{"--reasoning-format", "bogus"}, {"--reasoning-budget", "-2"}} {
 		if _, err := ParseConfig(append([]string{"--demo"}, args...), func(string) string { return "" }, nil); err == nil {

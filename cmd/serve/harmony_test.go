@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+
+	"conform/internal/sharedtest"
+	"conform/runner"
+	"conform/tokenizer"
+	"conform/turn"
+)
+
+// harmonyMarkers are gpt-oss's special tokens (o200k_harmony's).
+var harmonyMarkers = []string{"<|return|>", "<|constrain|>", "<|channel|>", "<|start|>", "<|end|>", "<|message|>", "<|call|>"}
+
+// harmonyVocab is fakeVocab's bytes and words with gpt-oss's specials;
+// EOS <|return|> and <|call|>, as package tokenizer reads a gpt-oss GGUF.
+func harmonyVocab() *tokenizer.Vocabulary {
+	v := &tokenizer.Vocabulary{BOS: tokenizer.NoToken, Name: "fake-harmony"}
+	for b := 0; b < 256; b++ {
+		v.Tokens = append(v.Tokens, []byte{byte(b)})
+	}
+	for _, w := range []string{"analysis", "final", "commentary", "assistant", " to=functions.", "get_weather", "city", " the", "Paris", `": "`, `"}`, "json"} {
+		v.Tokens = append(v.Tokens, []byte(w))
+	}
+	v.Special = make([]bool, len(v.Tokens))
+	for _, mk := range harmonyMarkers {
+		if mk == "<|return|>" || mk == "<|call|>" {
+			v.EOS = append(v.EOS, tokenizer.TokenID(len(v.Tokens)))
+		}
+		v.Tokens = append(v.Tokens, append([]byte{tokenizer.SpecialPrefix}, mk...))
+		v.Special = append(v.Special, true)
+	}
+	v.Width = len(v.Tokens) + 6
+	return v
+}
+
+// newHarmonyServer is newTestServer over the harmony vocabulary and
+// gpt-oss's own chat template (read from ../shared; skipped without it):
+// the formats are what the server detects from that template.
+func newHarmonyServer(t *testing.T) *testServer {
+	t.Helper()
+	src, err := os.ReadFile(sharedtest.Path(t, "templates", "openai-gpt-oss-120b.jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gin.SetMode(gin.TestMode)
+	cfg := Config{Parallel: 2, MaxBodyBytes: 1 << 20, MaxQueue: 16, ToolCallParser: "auto", ReasoningBudget: turn.NoBudget}
+	v := harmonyVocab()
+	eng := &fakeEngine{width: v.Width, eos: int(v.EOS[0]), rng: rand.New(rand.NewPCG(3, 4))}
+	m, err := NewModel(ModelSpec{Name: "fake", Vocab: v, Template: string(src), TemplateFrom: "test", Parser: cfg.ToolCallParser,
+		Tokenize: fakeTokenize(v), Engine: eng, Runner: runner.Config{Slots: cfg.Parallel, ContextSize: 4096}, Info: "fake engine"})
+	if err != nil {
+		t.Fatalf("NewModel: %v", err)
+	}
+	if m.Reasoning != turn.ReasoningHarmony || m.Format != turn.FormatHarmony {
+		t.Fatalf("gpt-oss template: reasoning %q, tool calls %q; want harmony, harmony", m.Reasoning, m.Format)
+	}
+	srv := NewServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { m.Run(ctx); close(done) }()
+	if err := srv.SetModel(m); err != nil {
+		t.Fatalf("SetModel: %v", err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		cancel()
+		<-done
+	})
+	return &testServer{Server: srv, http: hs, model: m, eng: eng}
+}
+
+// noHarmonyMarkup fails when s holds a special token's bytes, a harmony
+// marker or starts with a channel's name.
+func noHarmonyMarkup(t *testing.T, what, s string) {
+	t.Helper()
+	if strings.IndexByte(s, 0xFF) >= 0 {
+		t.Errorf("%s %q holds a special token's bytes", what, s)
+	}
+	for _, mk := range harmonyMarkers {
+		if strings.Contains(s, mk) {
+			t.Errorf("%s %q holds %s", what, s, mk)
+		}
+	}
+	for _, ch := range []string{"analysis", "final", "commentary"} {
+		if strings.HasPrefix(s, ch) {
+			t.Errorf("%s %q starts with the channel name %s", what, s, ch)
+		}
+	}
+}
+
+// TestChatHarmony serves chat completions with gpt-oss's template on a
+// fake engine: a json_schema answer comes with reasoning_content (the
+// analysis channel) and content that validates, neither with markup;
+// thinking off (budget 0, reasoning_effort none) still answers, with an
+// empty analysis: no reasoning_content; required tools make a call whose
+// arguments validate.
+func TestChatHarmony(t *testing.T) {
+	ts := newHarmonyServer(t)
+	sch := compileSchema(t, cityParams)
+	for _, tc := range []struct {
+		name  string
+		extra map[string]any
+		think bool
+	}{
+		{"thinking", map[string]any{"thinking_token_budget": 12}, true},
+		{"unbounded", nil, true},
+		{"budget 0", map[string]any{"thinking_token_budget": 0}, false},
+		{"effort none", map[string]any{"reasoning_effort": "none"}, false},
+	} {
+		for seed := 0; seed < 3; seed++ {
+			body := chatBody(map[string]any{"response_format": cityFormat(), "seed": seed, "max_tokens": 200})
+			for k, v := range tc.extra {
+				body[k] = v
+			}
+			resp, out := ts.post(t, "/v1/chat/completions", body)
+			r := decodeChat(t, resp.StatusCode, out)
+			msg := r.Choices[0].Message
+			if r.Choices[0].FinishReason == "length" && msg.Content == nil {
+				continue
+			}
+			if msg.Content == nil {
+				t.Fatalf("%s seed %d: no content: %s", tc.name, seed, out)
+			}
+			validate(t, sch, *msg.Content)
+			noHarmonyMarkup(t, "content", *msg.Content)
+			switch {
+			case tc.think && msg.ReasoningContent == nil:
+				t.Errorf("%s seed %d: no reasoning_content: %s", tc.name, seed, out)
+			case !tc.think && msg.ReasoningContent != nil:
+				t.Errorf("%s seed %d: thinking off, reasoning_content %q", tc.name, seed, *msg.ReasoningContent)
+			case msg.ReasoningContent != nil:
+				noHarmonyMarkup(t, "reasoning_content", *msg.ReasoningContent)
+			}
+		}
+	}
+	wsch := compileSchema(t, weatherParams)
+	tsch := compileSchema(t, timeParams)
+	calls := 0
+	for seed := 0; seed < 4; seed++ {
+		body := chatBody(map[string]any{"tools": testTools, "tool_choice": "required", "seed": seed, "max_tokens": 200})
+		if seed%2 == 0 {
+			body["thinking_token_budget"] = 12
+		}
+		resp, out := ts.post(t, "/v1/chat/completions", body)
+		r := decodeChat(t, resp.StatusCode, out)
+		msg := r.Choices[0].Message
+		if r.Choices[0].FinishReason == "length" && len(msg.ToolCalls) == 0 {
+			continue
+		}
+		if len(msg.ToolCalls) != 1 {
+			t.Fatalf("seed %d: %d calls, want 1: %s", seed, len(msg.ToolCalls), out)
+		}
+		c := msg.ToolCalls[0]
+		switch c.Function.Name {
+		case "get_weather":
+			validate(t, wsch, c.Function.Arguments)
+		case "get_time":
+			validate(t, tsch, c.Function.Arguments)
+		default:
+			t.Errorf("seed %d: call of %q", seed, c.Function.Name)
+		}
+		if msg.Content != nil {
+			noHarmonyMarkup(t, "content", *msg.Content)
+		}
+		if msg.ReasoningContent != nil {
+			noHarmonyMarkup(t, "reasoning_content", *msg.ReasoningContent)
+		}
+		calls++
+	}
+	if calls == 0 {
+		t.Errorf("no request made its call")
+	}
+}
