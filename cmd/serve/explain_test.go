@@ -323,3 +323,14 @@ func TestExplainFreeText(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainAuth: explain is under /v1, behind --api-key.
+func TestExplainAuth(t *testing.T) {
+	ts := newTestServer(t, Config{APIKey: "k"}, "")
+	if resp, out := ts.post(t, "/v1/conform/explain", `{}`); resp.StatusCode != 401 {
+		t.Errorf("without the key: status %d: %s", resp.StatusCode, out)
+	}
+	if resp, out := ts.post(t, "/v1/conform/explain", `{}`, "Authorization", "Bearer k"); resp.StatusCode != 200 {
+		t.Errorf("with the key: status %d: %s", resp.StatusCode, out)
+	}
+}
