@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -14,6 +15,7 @@ import (
 
 	"conform/internal/sharedtest"
 	"conform/runner"
+	"conform/templates"
 	"conform/tokenizer"
 	"conform/turn"
 )
@@ -180,5 +182,48 @@ func TestChatHarmony(t *testing.T) {
 	}
 	if calls == 0 {
 		t.Errorf("no request made its call")
+	}
+}
+
+// TestHarmonyTemplateVars renders gpt-oss's template as chatTurn does: a
+// reasoning_effort it does not know (none, minimal) is rendered as low,
+// the others as they are; an earlier call message's reasoning_content is
+// rendered as its analysis channel (the template reads thinking).
+func TestHarmonyTemplateVars(t *testing.T) {
+	src, err := os.ReadFile(sharedtest.Path(t, "templates", "openai-gpt-oss-120b.jinja"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := templates.Parse(string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(body string) string {
+		t.Helper()
+		var r ChatRequest
+		if err := json.Unmarshal([]byte(body), &r); err != nil {
+			t.Fatal(err)
+		}
+		j, err := FromChatRequest(&r, Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := tmpl.Render(templates.Vars{Messages: j.Messages, AddGenerationPrompt: true, Extra: j.Thinking.templateVars(j.TemplateVars, turn.ReasoningHarmony)})
+		if err != nil {
+			t.Fatalf("render %s: %v", body, err)
+		}
+		return text
+	}
+	for _, tt := range []struct{ effort, want string }{{"none", "low"}, {"minimal", "low"}, {"low", "low"}, {"high", "high"}} {
+		text := render(`{"messages": [{"role": "user", "content": "hi"}], "reasoning_effort": "` + tt.effort + `"}`)
+		if !strings.Contains(text, "Reasoning: "+tt.want+"\n") {
+			t.Errorf("reasoning_effort %s: prompt %q, want Reasoning: %s", tt.effort, text, tt.want)
+		}
+	}
+	text := render(`{"messages": [{"role": "user", "content": "weather?"},
+		{"role": "assistant", "content": "", "reasoning_content": "need the weather", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+		{"role": "tool", "tool_call_id": "c1", "content": "sunny"}]}`)
+	if want := "<|start|>assistant<|channel|>analysis<|message|>need the weather<|end|><|start|>assistant to=functions.get_weather"; !strings.Contains(text, want) {
+		t.Errorf("prompt %q does not hold %q", text, want)
 	}
 }

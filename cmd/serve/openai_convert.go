@@ -171,18 +171,32 @@ func thinkingOf(kwargs map[string]json.RawMessage, effort *string, budget *int) 
 // then render what the model expects: Qwen3 and GLM-4.5 the closed empty
 // block when it does not think, DeepSeek-R1-Distill (llama.cpp's
 // template) the opened block when it does, as llama-server passes it.
+//
+// A model that always thinks (gpt-oss: turn.ReasoningFormat.AlwaysThinks)
+// knows no reasoning_effort none or minimal (its template writes
+// "Reasoning: low", "medium" or "high"): those are handed to the template
+// as low, the turn having mapped them to an empty analysis, the smallest
+// budget.
 func (th chatThinking) templateVars(vars map[string]templates.Value, f turn.ReasoningFormat) map[string]templates.Value {
 	if f == "" || f == turn.ReasoningNone {
 		return vars
 	}
-	if _, given := vars["enable_thinking"]; given {
+	_, given := vars["enable_thinking"]
+	effort, _ := vars["reasoning_effort"].(templates.Str)
+	low := f.AlwaysThinks() && (effort == "none" || effort == "minimal")
+	if given && !low {
 		return vars
 	}
 	out := make(map[string]templates.Value, len(vars)+1)
 	for k, v := range vars {
 		out[k] = v
 	}
-	out["enable_thinking"] = templates.Bool(!th.Off)
+	if !given {
+		out["enable_thinking"] = templates.Bool(!th.Off)
+	}
+	if low {
+		out["reasoning_effort"] = templates.Str("low")
+	}
 	return out
 }
 

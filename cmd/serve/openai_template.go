@@ -74,6 +74,12 @@ func templateMessages(msgs []ChatMessage) (templates.Value, error) {
 			// Templates that render earlier reasoning read it here
 			// (Qwen3, DeepSeek-R1, GLM-4.5); others ignore it.
 			d.SetStr("reasoning_content", templates.Str(m.ReasoningContent))
+			// gpt-oss's reads it as thinking (its analysis channel),
+			// and refuses thinking beside the content of a call
+			// message: the content is then what it renders there.
+			if len(m.ToolCalls) == 0 || text == "" {
+				d.SetStr("thinking", templates.Str(m.ReasoningContent))
+			}
 		}
 		if name != "" {
 			d.SetStr("name", templates.Str(name))
