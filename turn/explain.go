@@ -322,10 +322,14 @@ func (w *walker) sample(toks []TokenID) *Sample {
 }
 
 // explainSchemas adds the report of each schema of spec to ex: the
-// tools' parameters, then the output's schema. A schema that is not JSON
+// parameters of the tools that can be called, then the output's schema. A schema that is not JSON
 // or is over the size limits fails as Build would.
 func (c *Compiler) explainSchemas(spec Spec, ex *Explanation) error {
 	for i, t := range spec.Tools {
+		// Only the tools that can be called are compiled (Build).
+		if spec.ToolMode == ToolNone || spec.ToolMode == ToolNamed && t.Name != spec.ToolName {
+			continue
+		}
 		param := t.Param
 		if param == "" {
 			param = "tools[" + strconv.Itoa(i) + "].function.parameters"

@@ -218,6 +218,29 @@ func TestExplainErrors(t *testing.T) {
 			}
 		})
 	}
+	// Only the tools that can be called are explained.
+	tools := []Tool{{Name: "a", Parameters: json.RawMessage(`{"type":"object"}`)}, {Name: "b", Parameters: json.RawMessage(`{"type":"object","properties":{"x":{"type":"array","uniqueItems":true}}}`), Strict: true}}
+	for _, tt := range []struct {
+		mode   ToolMode
+		name   string
+		params []string
+	}{
+		{ToolDefault, "", []string{"tools[0].function.parameters", "tools[1].function.parameters"}},
+		{ToolNamed, "a", []string{"tools[0].function.parameters"}},
+		{ToolNone, "", nil},
+	} {
+		ex, err := c.Explain(context.Background(), Spec{Tools: tools, ToolMode: tt.mode, ToolName: tt.name}, ExplainOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var params []string
+		for _, r := range ex.Schemas {
+			params = append(params, r.Param)
+		}
+		if !reflect.DeepEqual(params, tt.params) || (ex.Err != nil) != (tt.mode == ToolDefault) {
+			t.Errorf("mode %v: schemas %v, err %v; want %v", tt.mode, params, ex.Err, tt.params)
+		}
+	}
 	// Free text: nothing to explain, no error.
 	ex, err := c.Explain(context.Background(), Spec{}, ExplainOptions{Samples: 3})
 	if err != nil || ex.Constrained || len(ex.Samples) != 0 || ex.Shortest != nil {
