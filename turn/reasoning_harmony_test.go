@@ -15,6 +15,7 @@ import (
 	"conform/internal/sharedtest"
 	"conform/runner"
 	"conform/sampler"
+	"conform/tokenizer"
 )
 
 // harmonyMarkers are gpt-oss's special tokens (o200k_harmony).
@@ -441,5 +442,125 @@ func TestGenerateHarmony(t *testing.T) {
 				t.Errorf("choice %d: %d reasoning tokens, want 4..%d", i, u.ReasoningTokens, most)
 			}
 		}
+	}
+}
+
+// TestHarmonyQwen3Vocab drives harmony turns over the real Qwen3
+// vocabulary (../shared/vocab/qwen3; skipped without it) with gpt-oss's
+// markers added as special tokens, <|return|> and <|call|> the EOS, as
+// cmd/mkmodel's gpt-oss family builds it: a thinker that would think
+// forever keeps the analysis within its budget, then answers on the
+// final channel with JSON that validates, or makes a call that
+// validates; reasoning and content hold no markup.
+func TestHarmonyQwen3Vocab(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the token index of a 151k vocabulary")
+	}
+	hv, err := tokenizer.LoadHF(sharedtest.Path(t, "vocab", "qwen3", "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks := append([][]byte(nil), hv.Tokens...)
+	special := append([]bool(nil), hv.Special...)
+	for len(special) < len(toks) {
+		special = append(special, false)
+	}
+	var eos []TokenID
+	for _, mk := range harmonyMarkers {
+		if mk == "<|return|>" || mk == "<|call|>" {
+			eos = append(eos, TokenID(len(toks)))
+		}
+		toks = append(toks, append([]byte{fsm.SpecialPrefix}, mk...))
+		special = append(special, true)
+	}
+	v, err := NewVocab(VocabConfig{Tokens: toks, Special: special, EOS: eos, Width: max(hv.Width, len(toks))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewCompiler(CompilerConfig{Vocab: v, Format: FormatHarmony, Options: Options{Reasoning: ReasoningHarmony}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	det := v.DetokenizerWith(FormatHarmony, ReasoningHarmony)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, tc := range []struct {
+		spec   Spec
+		budget int
+	}{
+		{Spec{Output: Output{Kind: OutputJSONSchema, Schema: json.RawMessage(weatherSchema), Strict: true}}, 16},
+		{Spec{Output: Output{Kind: OutputJSONSchema, Schema: json.RawMessage(weatherSchema), Strict: true}}, 0},
+		{Spec{Tools: twoTools, ToolMode: ToolRequired}, 8},
+	} {
+		spec := tc.spec
+		spec.Reasoning = Reasoning{Enabled: true, Budget: tc.budget}
+		tn, err := c.Compile(t.Context(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := tn.NewMatcher().(runner.BudgetGuide)
+		p := tn.NewParser()
+		var m Message
+		mask := make([]uint64, v.Index().MaskWords())
+		const maxTokens = 400
+		words := 0 // word tokens picked inside the analysis
+		var text strings.Builder
+		for n := 0; n < maxTokens; n++ {
+			clear(mask)
+			if _, err := g.FillMaskWithin(mask, maxTokens-n); err != nil {
+				t.Fatal(err)
+			}
+			var word, any []TokenID
+			end := TokenID(-1)
+			for id := 0; id < v.Len(); id++ {
+				if mask[id/64]&(1<<(id%64)) == 0 {
+					continue
+				}
+				if v.Index().IsEOS(TokenID(id)) {
+					end = TokenID(id)
+					continue
+				}
+				any = append(any, TokenID(id))
+				if txt := v.Text(TokenID(id)); len(txt) > 1 && strings.Trim(txt, " abcdefghijklmnopqrstuvwxyz") == "" && len(word) < 4096 {
+					word = append(word, TokenID(id))
+				}
+			}
+			inBlock := strings.Contains(text.String(), hx(hAnalysis)) && !strings.Contains(text.String(), hx("<|end|>"))
+			var tok TokenID
+			switch {
+			case end >= 0:
+				tok = end
+			case inBlock && len(word) > 0:
+				tok = word[rng.IntN(len(word))]
+				words++
+			case len(any) > 0:
+				tok = any[rng.IntN(len(any))]
+			default:
+				t.Fatalf("empty mask after %d tokens", n)
+			}
+			if tok == end {
+				break
+			}
+			if err := g.Accept(tok); err != nil {
+				t.Fatal(err)
+			}
+			text.Write(det(tok))
+			for _, e := range p.Feed(string(det(tok))) {
+				m.Add(e)
+			}
+		}
+		for _, e := range p.Close() {
+			m.Add(e)
+		}
+		if !g.IsAccepting() {
+			t.Fatalf("budget %d: not complete: %q", tc.budget, text.String())
+		}
+		if words > tc.budget {
+			t.Errorf("budget %d: %d word tokens in the analysis", tc.budget, words)
+		}
+		if tc.budget > 0 && m.Reasoning() == "" {
+			t.Errorf("budget %d: no reasoning in %q", tc.budget, text.String())
+		}
+		checkHarmonyMessage(t, &m, tc.spec)
+		t.Logf("budget %d: %q", tc.budget, text.String())
 	}
 }
