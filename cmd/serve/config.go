@@ -119,7 +119,7 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Co
 	fs.IntVar(&c.NGPULayers, "n-gpu-layers", c.NGPULayers, "layers offloaded to the GPU (-1: all)")
 	fs.StringVar(&c.ChatTemplate, "chat-template", c.ChatTemplate, "Jinja chat template file (default: the model's)")
 	fs.StringVar(&c.ToolCallParser, "tool-call-parser", c.ToolCallParser, "tool-call format: auto (from what the chat template renders) or one of "+formatNames())
-	fs.StringVar(&c.ReasoningFormat, "reasoning-format", c.ReasoningFormat, "reasoning (thinking) format: auto (from the chat template), none or think")
+	fs.StringVar(&c.ReasoningFormat, "reasoning-format", c.ReasoningFormat, "reasoning (thinking) format: auto (from the chat template), none, think or harmony")
 	fs.IntVar(&c.ReasoningBudget, "reasoning-budget", c.ReasoningBudget, "tokens a reasoning block may take when a request sets no thinking_token_budget (-1: no limit but max_tokens; 0: no thinking)")
 	fs.StringVar(&c.PropertyOrder, "property-order", c.PropertyOrder, "object properties in constrained output: schema (the schema's order, as OpenAI does) or any (any order, each at most once)")
 	fs.StringVar(&c.APIKey, "api-key", c.APIKey, "require this bearer token on /v1 endpoints")
@@ -225,7 +225,7 @@ func (c *Config) validate() error {
 	}
 	if c.ReasoningFormat != "auto" {
 		if _, err := turn.ParseReasoningFormat(c.ReasoningFormat); err != nil {
-			return fmt.Errorf("--reasoning-format %q: want auto, none or think", c.ReasoningFormat)
+			return fmt.Errorf("--reasoning-format %q: want auto, none, think or harmony", c.ReasoningFormat)
 		}
 	}
 	if c.ReasoningBudget < -1 {
