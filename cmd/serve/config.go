@@ -38,7 +38,7 @@ type Config struct {
 	ChatTemplate    string // --chat-template FILE
 	ToolCallParser  string // auto | a turn.Formats() name
 	// ReasoningFormat is --reasoning-format: auto (from the chat
-	// template), none or think.
+	// template), none, think or harmony.
 	ReasoningFormat string
 	// ReasoningBudget is --reasoning-budget: the tokens a reasoning block
 	// may take when a request sets no budget; -1 is no limit but the
