@@ -158,11 +158,12 @@ var formats = map[Format]Description{
 		Markers: []string{"<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"},
 	},
 	// harmony's call ends with <|call|>, an end-of-generation token (as
-	// <|return|> ends a final answer): the turn's EOS, not part of it.
+	// <|return|> ends a final answer): the turn's EOS, not part of it nor
+	// a marker.
 	FormatHarmony: {
 		CallOpen: "<|channel|>commentary to=functions.", NameClose: " <|constrain|>json<|message|>",
 		Single: true, ContentOpen: "<|channel|>final<|message|>",
-		Markers: []string{"<|channel|>", "<|constrain|>", "<|message|>", "<|call|>"},
+		Markers: []string{"<|channel|>", "<|constrain|>", "<|message|>"},
 	},
 	FormatQwen3Coder: {
 		CallOpen: "<tool_call>\n<function=", NameClose: ">\n", ArgsAre: ArgsParams,
