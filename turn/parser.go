@@ -11,17 +11,17 @@ import "strings"
 // from them (possible only without a constraint) is released as content.
 // A Parser is not safe for concurrent use.
 type Parser struct {
-	sx     syntax
-	state  pstate
+	sx    syntax
+	state pstate
 	// noCalls: the turn holds no calls, only its text, which a format with
 	// a content opening (harmony's final channel) still writes after it.
 	noCalls bool
-	next   pstate // after stLiteral
-	expect string
-	buf    []byte
-	index  int // calls started
-	scan   jsonScan
-	inCall bool
+	next    pstate // after stLiteral
+	expect  string
+	buf     []byte
+	index   int // calls started
+	scan    jsonScan
+	inCall  bool
 	// pending holds the markup consumed since the last certain point, so
 	// that text leaving the format is released whole, whatever the splits.
 	pending []byte

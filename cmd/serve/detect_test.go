@@ -27,7 +27,7 @@ func TestDetectedTemplateFormat(t *testing.T) {
 	calls := 0
 	for i := range 8 {
 		resp, out := ts.post(t, "/v1/chat/completions", chatBody(map[string]any{"max_tokens": 120, "seed": i,
-			"tools": []any{map[string]any{"type": "function", "function": map[string]any{"name": "get_weather", "parameters": json.RawMessage(weatherParams)}}},
+			"tools":       []any{map[string]any{"type": "function", "function": map[string]any{"name": "get_weather", "parameters": json.RawMessage(weatherParams)}}},
 			"tool_choice": "required"}))
 		if resp.StatusCode != 200 {
 			t.Fatalf("%d %s", resp.StatusCode, out)
