@@ -282,13 +282,14 @@ func TestReasoningOfPrompt(t *testing.T) {
 }
 
 // TestTemplateReasoningContent: an assistant message's reasoning_content
-// reaches the template; on another role it is refused.
+// reaches the template (also as thinking, which gpt-oss's reads); on
+// another role it is refused.
 func TestTemplateReasoningContent(t *testing.T) {
 	v, err := templateMessages([]ChatMessage{{Role: "user", Content: json.RawMessage(`"q"`)}, {Role: "assistant", Content: json.RawMessage(`"a"`), ReasoningContent: "because"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `[{"role":"user","content":"q"},{"role":"assistant","content":"a","reasoning_content":"because"}]`
+	want := `[{"role":"user","content":"q"},{"role":"assistant","content":"a","reasoning_content":"because","thinking":"because"}]`
 	if got := valueJSON(t, v); got != want {
 		t.Errorf("template messages %s, want %s", got, want)
 	}
