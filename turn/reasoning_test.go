@@ -342,6 +342,7 @@ var thinkCorpus = []struct {
 	{harmony(Spec{Tools: twoTools, ToolMode: ToolAuto}, on), hx(hAnalysis + "é t" + hNext + hCallTime), "é t", ""},
 	{harmony(Spec{Tools: twoTools, ToolMode: ToolAuto}, on), hx(hAnalysis + "t" + hNext + hFinal + "it is noon"), "t", "it is noon"},
 	{harmony(Spec{}, Reasoning{Enabled: true, Budget: NoBudget, Prompt: PromptOpened}), hx("x" + hNext + hFinal + "free"), "x", "free"},
+	{harmony(Spec{}, Reasoning{Enabled: true, Budget: NoBudget, Prompt: PromptClosed}), hx(hFinal) + "after <|end|>", "", "after <|end|>"},
 }
 
 // TestReasoningParserEverySplit: each text cut at every byte, and byte by
