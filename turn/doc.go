@@ -25,7 +25,7 @@
 //	        cannot contain any plain-text marker of the format (trigger,
 //	        closing tag), then optionally the calls; none = such text only
 //	      per reasoning format (reasoning.go), the outer layer:
-//	        [open] R close sep? INNER, INNER being the node above
+//	        [open] R close after sep? [answer] INNER, INNER being the node above
 //	    → fsm.Cache (keyed by Build's key, the options, the vocabulary)
 //	      → fsm.CompileConstraint
 //	  → *Turn (NewMatcher, NewParser, Unenforced, MinTokens, CheckBudget)
