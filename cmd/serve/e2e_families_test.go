@@ -10,18 +10,14 @@ package main
 // template and serves chat completions at temperature 1.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 
 	"conform/internal/sharedtest"
@@ -37,32 +33,8 @@ func familyServer(t *testing.T, family string) openai.Client {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("mkmodel -family %s: %v\n%s", family, err, b)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
 	args := []string{"--model", out, "--port", "0", "--parallel", "2", "--ctx-size", "8192", "--served-model-name", "fam", "--log-level", "warn", "--threads", "1", "--reasoning-budget", "16"}
-	var logs bytes.Buffer
-	var mu sync.Mutex
-	go func() { done <- run(ctx, args, func(string) string { return "" }, lockedWriter{&mu, &logs}, ready) }()
-	select {
-	case addr := <-ready:
-		t.Cleanup(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("run returned %v", err)
-			}
-		})
-		return openai.NewClient(option.WithBaseURL("http://"+addr+"/v1/"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
-	case err := <-done:
-		cancel()
-		mu.Lock()
-		defer mu.Unlock()
-		t.Fatalf("server did not start: %v\n%s", err, logs.String())
-	case <-time.After(3 * time.Minute):
-		cancel()
-		t.Fatalf("server did not start in 3 minutes")
-	}
-	return openai.Client{}
+	return startServer(t, args).client
 }
 
 // TestE2EFamilies: on the Qwen3 family (think + hermes) and gpt-oss

@@ -53,10 +53,16 @@ type e2eServer struct {
 
 func startE2E(t *testing.T, extra ...string) *e2eServer {
 	t.Helper()
+	return startServer(t, append([]string{"--demo", "--port", "0", "--parallel", "4", "--ctx-size", "4096", "--served-model-name", "demo", "--log-level", "warn", "--threads", "1"}, extra...))
+}
+
+// startServer runs the server (run) with args on a loopback port until the
+// test ends.
+func startServer(t *testing.T, args []string) *e2eServer {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	args := append([]string{"--demo", "--port", "0", "--parallel", "4", "--ctx-size", "4096", "--served-model-name", "demo", "--log-level", "warn", "--threads", "1"}, extra...)
 	var logs bytes.Buffer
 	var mu sync.Mutex
 	go func() { done <- run(ctx, args, func(string) string { return "" }, lockedWriter{&mu, &logs}, ready) }()

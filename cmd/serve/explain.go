@@ -63,18 +63,9 @@ func FromExplainRequest(r *ExplainRequest, lim Limits) (*explainJob, error) {
 	if len(r.Tools) > lim.MaxTools {
 		return nil, overLimit("tools", "array_above_max_length", fmt.Sprintf("%d tools", len(r.Tools)), lim.MaxTools, "max-tools")
 	}
-	if _, err := chatTools(r.Tools, lim, &j.Spec); err != nil {
+	if _, err := (structured{r.Tools, r.ToolChoice, r.ParallelToolCalls, r.ResponseFormat, r.StructuredOutputs, r.GuidedJSON, r.GuidedRegex, r.GuidedChoice}).spec(lim, &j.Spec); err != nil {
 		return nil, err
 	}
-	if err := parseToolChoice(r.ToolChoice, &j.Spec); err != nil {
-		return nil, err
-	}
-	j.Spec.Parallel = r.ParallelToolCalls == nil || *r.ParallelToolCalls
-	out, err := outputOf(r.ResponseFormat, r.StructuredOutputs, r.GuidedJSON, r.GuidedRegex, r.GuidedChoice, lim)
-	if err != nil {
-		return nil, err
-	}
-	j.Spec.Output = out
 	j.Opts.Samples = defaultExplainSamples
 	if r.Samples != nil {
 		if *r.Samples < 0 || *r.Samples > maxExplainSamples {

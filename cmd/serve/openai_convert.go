@@ -228,18 +228,9 @@ func FromChatRequest(r *ChatRequest, lim Limits) (*chatJob, error) {
 	if j.Thinking, j.TemplateVars, err = thinkingOf(r.ChatTemplateKwargs, r.ReasoningEffort, r.ThinkingTokenBudget); err != nil {
 		return nil, err
 	}
-	if j.Tools, err = chatTools(r.Tools, lim, &j.Spec); err != nil {
+	if j.Tools, err = (structured{r.Tools, r.ToolChoice, r.ParallelToolCalls, r.ResponseFormat, r.StructuredOutputs, r.GuidedJSON, r.GuidedRegex, r.GuidedChoice}).spec(lim, &j.Spec); err != nil {
 		return nil, err
 	}
-	if err := parseToolChoice(r.ToolChoice, &j.Spec); err != nil {
-		return nil, err
-	}
-	j.Spec.Parallel = r.ParallelToolCalls == nil || *r.ParallelToolCalls
-	out, err := outputOf(r.ResponseFormat, r.StructuredOutputs, r.GuidedJSON, r.GuidedRegex, r.GuidedChoice, lim)
-	if err != nil {
-		return nil, err
-	}
-	j.Spec.Output = out
 	maxTok := r.MaxCompletionTokens
 	maxParam := "max_completion_tokens"
 	if maxTok == nil {
@@ -265,6 +256,37 @@ func FromChatRequest(r *ChatRequest, lim Limits) (*chatJob, error) {
 	}
 	j.Gen = g
 	return j, nil
+}
+
+// structured is what a chat request and an explain request share of the
+// constraint: the tools, tool_choice, parallel_tool_calls and the
+// structured-output fields.
+type structured struct {
+	tools      []ToolDef
+	toolChoice json.RawMessage
+	parallel   *bool
+	rf         *ResponseFormat
+	so         *StructuredOutputs
+	gJSON      json.RawMessage
+	gRegex     *string
+	gChoice    []string
+}
+
+// spec sets spec's tools, tool mode and output from st and returns the
+// tools as the chat template sees them.
+func (st structured) spec(lim Limits, spec *turn.Spec) (templates.Value, error) {
+	tools, err := chatTools(st.tools, lim, spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := parseToolChoice(st.toolChoice, spec); err != nil {
+		return nil, err
+	}
+	spec.Parallel = st.parallel == nil || *st.parallel
+	if spec.Output, err = outputOf(st.rf, st.so, st.gJSON, st.gRegex, st.gChoice, lim); err != nil {
+		return nil, err
+	}
+	return tools, nil
 }
 
 // chatTools validates the tools, adds them to spec, and returns the list
