@@ -136,6 +136,13 @@ type testServer struct {
 
 func newTestServer(t testing.TB, cfg Config, tmpl string) *testServer {
 	t.Helper()
+	return newTestServerOf(t, cfg, tmpl, fakeVocab(), rand.New(rand.NewPCG(1, 2)))
+}
+
+// newTestServerOf is newTestServer over vocabulary v, the fake engine
+// drawing from rng.
+func newTestServerOf(t testing.TB, cfg Config, tmpl string, v *tokenizer.Vocabulary, rng *rand.Rand) *testServer {
+	t.Helper()
 	gin.SetMode(gin.TestMode)
 	if cfg.Parallel == 0 {
 		cfg.Parallel = 2
@@ -156,8 +163,7 @@ func newTestServer(t testing.TB, cfg Config, tmpl string) *testServer {
 	if cfg.CtxSize > 0 {
 		ctxSize = cfg.CtxSize
 	}
-	v := fakeVocab()
-	eng := &fakeEngine{width: v.Width, eos: int(v.EOS[0]), rng: rand.New(rand.NewPCG(1, 2))}
+	eng := &fakeEngine{width: v.Width, eos: int(v.EOS[0]), rng: rng}
 	m, err := NewModel(ModelSpec{Name: "fake", Vocab: v, Template: tmpl, TemplateFrom: "test", Parser: cfg.ToolCallParser,
 		Tokenize: fakeTokenize(v), Engine: eng, Runner: runner.Config{Slots: cfg.Parallel, ContextSize: ctxSize}, Info: "fake engine"})
 	if err != nil {

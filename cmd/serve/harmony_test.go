@@ -1,20 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"math/rand/v2"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/gin-gonic/gin"
-
 	"conform/internal/sharedtest"
-	"conform/runner"
 	"conform/templates"
 	"conform/tokenizer"
 	"conform/turn"
@@ -54,32 +47,11 @@ func newHarmonyServer(t *testing.T) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gin.SetMode(gin.TestMode)
-	cfg := Config{Parallel: 2, MaxBodyBytes: 1 << 20, MaxQueue: 16, ToolCallParser: "auto", ReasoningBudget: turn.NoBudget}
-	v := harmonyVocab()
-	eng := &fakeEngine{width: v.Width, eos: int(v.EOS[0]), rng: rand.New(rand.NewPCG(3, 4))}
-	m, err := NewModel(ModelSpec{Name: "fake", Vocab: v, Template: string(src), TemplateFrom: "test", Parser: cfg.ToolCallParser,
-		Tokenize: fakeTokenize(v), Engine: eng, Runner: runner.Config{Slots: cfg.Parallel, ContextSize: 4096}, Info: "fake engine"})
-	if err != nil {
-		t.Fatalf("NewModel: %v", err)
-	}
-	if m.Reasoning != turn.ReasoningHarmony || m.Format != turn.FormatHarmony {
+	ts := newTestServerOf(t, Config{ReasoningBudget: turn.NoBudget}, string(src), harmonyVocab(), rand.New(rand.NewPCG(3, 4)))
+	if m := ts.model; m.Reasoning != turn.ReasoningHarmony || m.Format != turn.FormatHarmony {
 		t.Fatalf("gpt-oss template: reasoning %q, tool calls %q; want harmony, harmony", m.Reasoning, m.Format)
 	}
-	srv := NewServer(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { m.Run(ctx); close(done) }()
-	if err := srv.SetModel(m); err != nil {
-		t.Fatalf("SetModel: %v", err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		cancel()
-		<-done
-	})
-	return &testServer{Server: srv, http: hs, model: m, eng: eng}
+	return ts
 }
 
 // noHarmonyMarkup fails when s holds a special token's bytes, a harmony
