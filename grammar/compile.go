@@ -209,26 +209,38 @@ func (c *compiler) emitRecord(r *ir) (*fsm.Node, error) {
 	return c.emitLeaf(r)
 }
 
-// emitGroup distributes the rest of r over the branches of its first
-// anyOf/oneOf group: base ∧ (A ∨ B) = (base ∧ A) ∨ (base ∧ B). Merging
-// (rather than intersecting languages) keeps each branch's object a single
-// fixed-order object.
-func (c *compiler) emitGroup(r *ir) (*fsm.Node, error) {
-	g := r.groups[0]
-	base := r.clone()
+// splitGroup is the distribution both emitGroup and rawIR start with: r's
+// first anyOf/oneOf group g, the record without it (base; its refs are
+// already counted by the caller), and per alternative the merge of base
+// with it (subs) and the alternative alone (ars).
+func (c *compiler) splitGroup(r *ir) (g group, base *ir, subs, ars []*ir, err error) {
+	g = r.groups[0]
+	base = r.clone()
 	base.groups = base.groups[1:]
-	base.refs = nil // already counted by the caller
-	subs := make([]*ir, 0, len(g.alts))
-	ars := make([]*ir, 0, len(g.alts))
+	base.refs = nil
+	subs = make([]*ir, 0, len(g.alts))
+	ars = make([]*ir, 0, len(g.alts))
 	for _, a := range g.alts {
 		ar, err := c.collect(a, nil)
 		if err != nil {
-			return nil, err
+			return g, nil, nil, nil, err
 		}
 		m := merge(base, ar)
 		m.ptr = a.ptr
 		subs = append(subs, m)
 		ars = append(ars, ar)
+	}
+	return g, base, subs, ars, nil
+}
+
+// emitGroup distributes the rest of r over the branches of its first
+// anyOf/oneOf group: base ∧ (A ∨ B) = (base ∧ A) ∨ (base ∧ B). Merging
+// (rather than intersecting languages) keeps each branch's object a single
+// fixed-order object.
+func (c *compiler) emitGroup(r *ir) (*fsm.Node, error) {
+	g, base, subs, ars, err := c.splitGroup(r)
+	if err != nil {
+		return nil, err
 	}
 	if g.one {
 		for i := range subs {

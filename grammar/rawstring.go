@@ -143,18 +143,9 @@ func (c *compiler) rawIR(r *ir) (*fsm.Node, error) {
 	if len(r.groups) == 0 {
 		return c.rawLeaf(r)
 	}
-	g := r.groups[0]
-	base := r.clone()
-	base.groups = base.groups[1:]
-	subs := make([]*ir, 0, len(g.alts))
-	for _, a := range g.alts {
-		ar, err := c.collect(a, nil)
-		if err != nil {
-			return nil, err
-		}
-		m := merge(base, ar)
-		m.ptr = a.ptr
-		subs = append(subs, m)
+	g, _, subs, _, err := c.splitGroup(r)
+	if err != nil {
+		return nil, err
 	}
 	if g.one {
 		for i := range subs {
