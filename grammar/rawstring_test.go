@@ -3,9 +3,7 @@ package grammar
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 
@@ -118,39 +116,6 @@ func TestStringKinds(t *testing.T) {
 	}
 }
 
-// jsonQuote writes s as a JSON string in the one encoding every string
-// language of CompileSchema admits (enum values are matched in theirs
-// only): the short escapes, \u00XX for the other control characters.
-func jsonQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
 // TestRawStringMatchesJSON: the raw language is the decoding of the JSON
 // language CompileSchema gives the same schema, checked both ways on random
 // walks.
@@ -172,7 +137,7 @@ func TestRawStringMatchesJSON(t *testing.T) {
 		}
 		for i := 0; i < 100; i++ {
 			if s := fsm.RandomWalk(rd, rng, 40); s != nil && fsm.Matches(rd, s) {
-				if q := jsonQuote(string(s)); !fsm.Matches(jd, []byte(q)) {
+				if q := canonicalString(string(s)); !fsm.Matches(jd, []byte(q)) {
 					t.Errorf("%s: raw %q is accepted, its JSON %s is not", tt.schema, s, q)
 				}
 			}
@@ -221,7 +186,7 @@ func FuzzCompileRawString(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if q := jsonQuote(string(s)); !fsm.Matches(jd, []byte(q)) {
+		if q := canonicalString(string(s)); !fsm.Matches(jd, []byte(q)) {
 			t.Fatalf("CompileRawString(%s): shortest %q, JSON-quoted %s, is not in CompileSchema's language", schema, s, q)
 		}
 	})
