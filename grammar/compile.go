@@ -46,15 +46,9 @@ type compiler struct {
 // failure is an *Error.
 func CompileSchema(schema []byte, opts Options) (*Result, error) {
 	opts = opts.withDefaults()
-	if len(schema) > opts.MaxSchemaBytes {
-		return nil, errorf(CodeTooLarge, "", "", "schema is %d bytes, over the limit of %d", len(schema), opts.MaxSchemaBytes)
-	}
-	root, err := decodeValue(schema, opts.MaxSchemaDepth)
+	root, err := decodeSchema(schema, opts)
 	if err != nil {
-		if errors.Is(err, errTooDeep) {
-			return nil, errorf(CodeTooLarge, "", "", "schema nesting is deeper than %d", opts.MaxSchemaDepth)
-		}
-		return nil, errorf(CodeInvalidJSON, "", "", "schema is not valid JSON: %v", err)
+		return nil, err
 	}
 	if err := checkSchema(root, ""); err != nil {
 		return nil, err
@@ -376,4 +370,20 @@ func (c *compiler) esc() Escapes {
 		return EscapesAll
 	}
 	return c.opts.Escapes
+}
+
+// decodeSchema decodes a schema document within opts' size and depth
+// limits (opts with its defaults), as every entry point reads one.
+func decodeSchema(schema []byte, opts Options) (*value, error) {
+	if len(schema) > opts.MaxSchemaBytes {
+		return nil, errorf(CodeTooLarge, "", "", "schema is %d bytes, over the limit of %d", len(schema), opts.MaxSchemaBytes)
+	}
+	root, err := decodeValue(schema, opts.MaxSchemaDepth)
+	if err != nil {
+		if errors.Is(err, errTooDeep) {
+			return nil, errorf(CodeTooLarge, "", "", "schema nesting is deeper than %d", opts.MaxSchemaDepth)
+		}
+		return nil, errorf(CodeInvalidJSON, "", "", "schema is not valid JSON: %v", err)
+	}
+	return root, nil
 }

@@ -1,7 +1,6 @@
 package grammar
 
 import (
-	"errors"
 	"strconv"
 )
 
@@ -45,15 +44,9 @@ var asserting = map[string]bool{
 // keywords and are not listed.
 func Keywords(schema []byte, opts Options) ([]KeywordRef, error) {
 	opts = opts.withDefaults()
-	if len(schema) > opts.MaxSchemaBytes {
-		return nil, errorf(CodeTooLarge, "", "", "schema is %d bytes, over the limit of %d", len(schema), opts.MaxSchemaBytes)
-	}
-	root, err := decodeValue(schema, opts.MaxSchemaDepth)
+	root, err := decodeSchema(schema, opts)
 	if err != nil {
-		if errors.Is(err, errTooDeep) {
-			return nil, errorf(CodeTooLarge, "", "", "schema nesting is deeper than %d", opts.MaxSchemaDepth)
-		}
-		return nil, errorf(CodeInvalidJSON, "", "", "schema is not valid JSON: %v", err)
+		return nil, err
 	}
 	var out []KeywordRef
 	listKeywords(root, "", &out)

@@ -1,7 +1,6 @@
 package grammar
 
 import (
-	"errors"
 	"strconv"
 	"unicode/utf8"
 
@@ -66,15 +65,9 @@ func StringKinds(schema []byte, opts Options) (some, only bool, err error) {
 // the merged record of its root.
 func collectRoot(schema []byte, opts Options) (*compiler, *ir, error) {
 	opts = opts.withDefaults()
-	if len(schema) > opts.MaxSchemaBytes {
-		return nil, nil, errorf(CodeTooLarge, "", "", "schema is %d bytes, over the limit of %d", len(schema), opts.MaxSchemaBytes)
-	}
-	root, err := decodeValue(schema, opts.MaxSchemaDepth)
+	root, err := decodeSchema(schema, opts)
 	if err != nil {
-		if errors.Is(err, errTooDeep) {
-			return nil, nil, errorf(CodeTooLarge, "", "", "schema nesting is deeper than %d", opts.MaxSchemaDepth)
-		}
-		return nil, nil, errorf(CodeInvalidJSON, "", "", "schema is not valid JSON: %v", err)
+		return nil, nil, err
 	}
 	if err := checkSchema(root, ""); err != nil {
 		return nil, nil, err
