@@ -12,6 +12,11 @@
 // an accepting state (EOS allowed), every invalid test was rejected at some
 // token (MaskBench's rule), and nothing timed out.
 //
+// -json FILE writes the report: the counts, the TBM percentiles and a
+// histogram of every TBM sample (tbm_hist, see hist.go), each schema's
+// status and TTFM, the engine, and the date and commit of the run
+// (bench/plot draws its CDFs from these).
+//
 // -write-status FILE writes each schema's status in the format of the
 // conformance ratchet (testdata/status.tsv, which TestConformanceRatchet
 // compares a fresh run with).

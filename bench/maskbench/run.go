@@ -1,6 +1,7 @@
 package main
 
 import (
+	"conform/bench/runinfo"
 	"conform/grammar"
 
 	"bufio"
@@ -146,9 +147,11 @@ func run(cfg config, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	stamp := runinfo.Now()
 	start := time.Now()
 	results := runAll(eng, entries, cfg)
 	rep := summarize(results, time.Since(start))
+	rep.Stamp, rep.Engine = stamp, cfg.engine
 	rep.print(w, cfg)
 	if ce, ok := eng.(*conformEngine); ok && ce.ph != nil {
 		ce.ph.print(w)
@@ -277,8 +280,13 @@ func runSchema(eng engine, e *entry, cfg config) *schemaResult {
 }
 
 // report is the summary printed as a table and written with -json.
+// TBMHist is the distribution of every TBM sample (hist.go; the
+// percentiles in TBM are exact, taken from the samples themselves).
 type report struct {
+	runinfo.Stamp
+	Engine  string             `json:"engine"`
 	TBM     map[string]float64 `json:"tbm_us"`
+	TBMHist *histogram         `json:"tbm_hist"`
 	TTFM    map[string]float64 `json:"ttfm_us"`
 	Counts  map[string]int     `json:"counts"`
 	PeakRSS float64            `json:"peak_rss_mb"`
@@ -295,6 +303,7 @@ func summarize(rs []*schemaResult, wall time.Duration) *report {
 		Causes:  map[string]int{},
 		BySplit: map[string][2]int{},
 		Schemas: rs,
+		TBMHist: newHistogram(),
 		Wall:    wall.Seconds(),
 		PeakRSS: peakRSSMB(),
 	}
@@ -320,6 +329,7 @@ func summarize(rs []*schemaResult, wall time.Duration) *report {
 		}
 		for _, v := range r.tbm {
 			tbm = append(tbm, float64(v))
+			rep.TBMHist.add(float64(v))
 			sum += float64(v)
 		}
 		rep.Tokens += len(r.tbm)
