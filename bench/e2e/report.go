@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"conform/bench/runinfo"
 )
 
 // report is the JSON output: one object per mode, keyed by the mode name,
-// plus the run's configuration, the skipped schemas and setup costs.
+// plus the run's date and commit, its configuration, the skipped schemas
+// and setup costs.
 type report struct {
+	runinfo.Stamp
 	Unconstrained   *modeReport  `json:"unconstrained"`
 	Conform         *modeReport  `json:"conform"`
 	LlamacppGrammar *modeReport  `json:"llamacpp_grammar"`

@@ -17,6 +17,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"conform/bench/runinfo"
 	"conform/fsm"
 	"conform/grammar"
 	"conform/internal/llama"
@@ -160,7 +161,7 @@ func run(cfg config, w io.Writer) error {
 		return err
 	}
 
-	rep := &report{Config: reportConfig{
+	rep := &report{Stamp: runinfo.Now(), Config: reportConfig{
 		Model: cfg.model, Maskbench: cfg.maskbench, Schemas: len(entries), OfTotal: total,
 		Parallel: cfg.parallel, MaxTokens: cfg.maxTokens, Threads: cfg.threads, Temperature: cfg.temperature, Whitespace: cfg.whitespace,
 		Vocab: v.Width, PromptTokens: len(promptIDs), Length: cfg.length,
