@@ -413,7 +413,7 @@ func catalog() []catalogCase {
 		{name: "unknown path", path: "/v1/nope", body: chat(), status: 404, code: "not_found"},
 		{name: "v2 path", path: "/v2/chat/completions", body: chat(), status: 404, code: "not_found"},
 		{name: "trailing slash", path: "/v1/chat/completions/", body: chat(), status: 404, code: "not_found"},
-		{name: "root", method: "GET", path: "/", status: 405, code: "method_not_allowed"}, // HEAD / is answered (Claude Code probes it)
+		{name: "root", method: "POST", path: "/", status: 405, code: "method_not_allowed"}, // HEAD / is answered (Claude Code probes it), GET / is the playground (ui.go)
 		{name: "unknown model", body: chat(`"model":"gpt-9"`), status: 404, code: "model_not_found", param: "model"},
 
 		// Auth.

@@ -60,6 +60,8 @@ type Config struct {
 	DefaultMaxOutput int
 	LogLevel         string
 	ShutdownTimeout  time.Duration
+	// NoUI is --no-ui: GET / does not serve the playground (ui.go).
+	NoUI bool
 }
 
 // autoSlotContext is each slot's context when --ctx-size is 0 (the
@@ -133,6 +135,7 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Co
 	fs.IntVar(&c.DefaultMaxOutput, "default-max-output-tokens", c.DefaultMaxOutput, "output cap of a /v1/responses request without max_output_tokens")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long a shutdown waits for requests in flight")
+	fs.BoolVar(&c.NoUI, "no-ui", c.NoUI, "do not serve the web playground at GET / (it answers 404 then)")
 	fs.Usage = func() {
 		fmt.Fprintf(usage, "Usage: serve [flags]\n\nEach flag can also be set by its environment variable CONFORM_<FLAG> (e.g. CONFORM_CTX_SIZE); HF_TOKEN and HF_ENDPOINT are read too.\n\n")
 		fs.PrintDefaults()

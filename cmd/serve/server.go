@@ -68,6 +68,7 @@ func NewServer(cfg Config, log *slog.Logger) *Server {
 	e.GET("/health", s.health)
 	// Claude Code probes the base URL with HEAD / at startup.
 	e.HEAD("/", func(c *gin.Context) { c.Status(http.StatusOK) })
+	s.routeUI(e) // GET /: the playground (ui.go), unless --no-ui
 	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
 	v1 := e.Group("/v1", s.auth)
 	v1.GET("/models", s.handle(s.models))
@@ -78,9 +79,7 @@ func NewServer(cfg Config, log *slog.Logger) *Server {
 	// The Messages routes carry Anthropic's auth and error envelope.
 	e.POST("/v1/messages", s.anthropicAuth, s.handleAnthropic(s.messages))
 	e.POST("/v1/messages/count_tokens", s.anthropicAuth, s.handleAnthropic(s.countTokens))
-	e.NoRoute(func(c *gin.Context) {
-		renderError(c, &apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "not_found", Msg: fmt.Sprintf("no route %s %s", c.Request.Method, clipText(c.Request.URL.Path, 200))})
-	})
+	e.NoRoute(notFound)
 	e.NoMethod(func(c *gin.Context) {
 		allow := c.Writer.Header().Get("Allow")
 		renderError(c, &apiError{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error", Code: "method_not_allowed",
@@ -88,6 +87,11 @@ func NewServer(cfg Config, log *slog.Logger) *Server {
 	})
 	s.engine = e
 	return s
+}
+
+// notFound answers a route the server does not have.
+func notFound(c *gin.Context) {
+	renderError(c, &apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "not_found", Msg: fmt.Sprintf("no route %s %s", c.Request.Method, clipText(c.Request.URL.Path, 200))})
 }
 
 // Handler returns the http.Handler.
