@@ -17,6 +17,7 @@
 #   make llamaref    llama.cpp's CPU path built by its own CMake (needs cmake): the speed reference
 #   make llamaref-bench  that reference on the e2e model (ARGS=... for flags)
 #   make soak        streaming clients against a fresh --demo server (ARGS="-clients 64 -duration 10m")
+#   make plots       bench/plots/*.svg from the benchmarks' JSON (MASKBENCH_JSON=... E2E_JSON=...)
 #   make golden      rewrite golden files (-update)
 #   make lint        go vet, gofmt, the import-direction check and the READMEs' commands check
 
@@ -133,6 +134,18 @@ $(E2E_MODEL):
 soak: llama-deps
 	$(GO) build -o build/conform-serve ./cmd/serve
 	$(GO) run ./bench/soak/cmd/soak -server build/conform-serve $(ARGS)
+
+# plots draws bench/plots/*.svg with bench/plot (pure Go) from the JSON the
+# benchmarks write (-json): MaskBench's conform and llamacpp engines over the
+# same schemas, and bench/e2e's runs, one file per -parallel value. An empty
+# variable leaves its figures out (the two MaskBench ones go together).
+MASKBENCH_JSON          ?= build/maskbench.json
+MASKBENCH_LLAMACPP_JSON ?= build/maskbench-llamacpp.json
+E2E_JSON                ?= build/e2e-p1.json build/e2e-p4.json
+PLOTS_DIR               ?= bench/plots
+.PHONY: plots
+plots:
+	CGO_ENABLED=0 $(GO) run ./bench/plot -maskbench="$(MASKBENCH_JSON)" -maskbench-llamacpp="$(MASKBENCH_LLAMACPP_JSON)" -e2e="$(E2E_JSON)" -out="$(PLOTS_DIR)"
 
 golden:
 	CGO_ENABLED=0 $(GO) test ./grammar/... ./templates/... -run Golden -update
