@@ -22,7 +22,9 @@
 //     accepted and queued without sampling, so several of them go through
 //     one decode (jump-forward); a constraint that forces its whole output
 //     finishes without any decode. With Config.ParallelSampling the slots
-//     run this concurrently, one goroutine each;
+//     run this concurrently, one goroutine each; with Config.OverlapMasks
+//     the masks are filled during the decode, on another goroutine, and
+//     applied when the rows arrive (overlap.go);
 //  5. streams one [Event] per output token, and a final one with the
 //     [FinishReason] (EOS, stop sequence, terminated constraint, max tokens,
 //     context end, cancellation, or error).

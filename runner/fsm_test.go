@@ -13,6 +13,35 @@ import (
 // model's logits, and the tokens that are the only way forward (here "a"
 // after `{"`, with "ab" excluded) go out forced.
 func TestWithFSMMatcher(t *testing.T) {
+	c, detok, re := tinyJSONConstraint(t)
+	r, _ := start(t, Config{Slots: 3, Detokenize: detok, ParallelSampling: true})
+	var chans []<-chan Event
+	for seed := range 12 {
+		chans = append(chans, submit(t, r, Request{
+			Prompt: prompt(seed, 4),
+			Params: sampler.Params{Seed: uint64(seed), Temperature: sampler.Temp(1.5)},
+			Guide:  c.NewMatcher(),
+		}))
+	}
+	for i, ch := range chans {
+		res := collect(t, ch)
+		if res.final.Err != nil || (res.final.Finish != FinishEOS && res.final.Finish != FinishConstraint) {
+			t.Errorf("request %d: %v, want a normal finish", i, res)
+			continue
+		}
+		if !re.MatchString(res.text) {
+			t.Errorf("request %d: text %q does not match %s", i, res.text, re)
+		}
+	}
+	if st := r.Stats(); st.Forced == 0 || st.Sampled == 0 {
+		t.Errorf("Stats: %d forced, %d sampled, want both > 0", st.Forced, st.Sampled)
+	}
+}
+
+// tinyJSONConstraint is a JSON-like pattern over a tiny vocabulary with
+// multi-byte tokens, the detokenizer and the anchored pattern.
+func tinyJSONConstraint(t *testing.T) (*fsm.Constraint, func(TokenID) []byte, *regexp.Regexp) {
+	t.Helper()
 	words := []string{"{", "}", "\"", ":", ",", "{\"", "\":", "a", "b", "ab", "0", "1", "2", "12", "x", "yz", " ", "\"a\""}
 	for len(words) < testVocab-1 {
 		words = append(words, "q")
@@ -40,27 +69,5 @@ func TestWithFSMMatcher(t *testing.T) {
 		t.Fatalf("NewConstraint = %v", err)
 	}
 	detok := func(id TokenID) []byte { return tokens[id] }
-	r, _ := start(t, Config{Slots: 3, Detokenize: detok, ParallelSampling: true})
-	re := regexp.MustCompile(`^` + pattern + `$`)
-	var chans []<-chan Event
-	for seed := range 12 {
-		chans = append(chans, submit(t, r, Request{
-			Prompt: prompt(seed, 4),
-			Params: sampler.Params{Seed: uint64(seed), Temperature: sampler.Temp(1.5)},
-			Guide:  c.NewMatcher(),
-		}))
-	}
-	for i, ch := range chans {
-		res := collect(t, ch)
-		if res.final.Err != nil || (res.final.Finish != FinishEOS && res.final.Finish != FinishConstraint) {
-			t.Errorf("request %d: %v, want a normal finish", i, res)
-			continue
-		}
-		if !re.MatchString(res.text) {
-			t.Errorf("request %d: text %q does not match %s", i, res.text, pattern)
-		}
-	}
-	if st := r.Stats(); st.Forced == 0 || st.Sampled == 0 {
-		t.Errorf("Stats: %d forced, %d sampled, want both > 0", st.Forced, st.Sampled)
-	}
+	return c, detok, regexp.MustCompile(`^` + pattern + `$`)
 }

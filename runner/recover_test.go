@@ -69,17 +69,21 @@ func TestConstraintPanic(t *testing.T) {
 		op       string
 		at       int
 		parallel bool
+		overlap  bool
 		tokens   int // emitted before the panic
 	}{
-		{"FillMask at the first step", "FillMask", 0, false, 0},
-		{"FillMask later", "FillMask", 2, false, 2},
-		{"Accept", "Accept", 1, false, 1},
-		{"Forced at admission", "Forced", 0, false, 0},
-		{"FillMask in the parallel phase", "FillMask", 2, true, 2},
-		{"Accept in the parallel phase", "Accept", 1, true, 1},
+		{"FillMask at the first step", "FillMask", 0, false, false, 0},
+		{"FillMask later", "FillMask", 2, false, false, 2},
+		{"Accept", "Accept", 1, false, false, 1},
+		{"Forced at admission", "Forced", 0, false, false, 0},
+		{"FillMask in the parallel phase", "FillMask", 2, true, false, 2},
+		{"Accept in the parallel phase", "Accept", 1, true, false, 1},
+		{"FillMask during the decode", "FillMask", 2, false, true, 2},
+		{"Forced during the decode", "Forced", 2, false, true, 2},
+		{"FillMask during the decode, parallel phase", "FillMask", 1, true, true, 1},
 	}
 	for _, tt := range tests {
-		r, eng := start(t, Config{Slots: 2, ParallelSampling: tt.parallel})
+		r, eng := start(t, Config{Slots: 2, ParallelSampling: tt.parallel, OverlapMasks: tt.overlap})
 		neighbour := submit(t, r, Request{Prompt: prompt(3, 4), MaxTokens: 10, Params: noEOS})
 		c := &panicGuide{scriptGuide: newScript(testEOS, true, steps...), op: tt.op, at: tt.at}
 		res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Guide: c}))

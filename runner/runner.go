@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"math/bits"
 	"slices"
 	"sync"
 	"time"
@@ -56,6 +55,15 @@ type Config struct {
 	// Detokenize must then be safe to use beside other requests' (fsm
 	// matchers of one fsm.Constraint are).
 	ParallelSampling bool
+	// OverlapMasks fills each constrained slot's next mask on another
+	// goroutine while the engine decodes the batch (the mask of a step
+	// depends only on the tokens accepted before it, never on the
+	// logits), so a step costs max(decode, masks) + sampling instead of
+	// their sum. The mask is applied when the logits arrive; a slot whose
+	// guide has forced tokens waiting (jump-forward) or whose budget was
+	// never checked gets its mask after the decode, as without overlap.
+	// The guides must allow that one goroutine (fsm matchers do).
+	OverlapMasks bool
 }
 
 // Request is one generation.
@@ -127,6 +135,8 @@ type slot struct {
 	inBatch  int
 	logitIdx int
 	row      []float32
+	// pre is the mask filled during the decode (Config.OverlapMasks).
+	pre preMask
 	// final is the final event of a request that ended during the
 	// parallel phase of a step; the loop sends it (after dropping the KV
 	// cells when dropKV is set) once the phase is over.
@@ -422,8 +432,12 @@ func (r *Runner) step() {
 	}
 
 	td := time.Now()
+	premasked := r.startMasks()
 	err := r.eng.Decode(*b)
 	decodeTime := time.Since(td)
+	if premasked != nil {
+		<-premasked
+	}
 	if err != nil {
 		e := errorf(CodeEngine, "Decode", err, "batch of %d tokens", b.Len())
 		for _, s := range r.slots {
@@ -515,33 +529,34 @@ func (r *Runner) next(s *slot, logits []float32) {
 	allowed := 0
 	if c != nil {
 		// A forced continuation longer than MaxForced goes on here, without
-		// sampling (the constraint allows nothing else).
-		if r.jumpForward(s) {
-			return
-		}
-		t0 := time.Now()
-		clear(s.mask)
-		place := "FillMask"
-		var err error
-		if bc, ok := c.(BudgetGuide); ok {
-			place = "FillMaskWithin"
-			var restricted bool
-			restricted, err = bc.FillMaskWithin(s.mask, r.remaining(s))
-			s.req.closing = s.req.closing || restricted
+		// sampling (the constraint allows nothing else); a mask filled
+		// during the decode means there was none.
+		pre := s.pre
+		s.pre = preMask{}
+		s.usage.ConstraintTime += pre.took
+		if pre.ok {
+			r.mu.Lock()
+			r.stats.Overlapped++
+			r.mu.Unlock()
 		} else {
-			err = c.FillMask(s.mask)
+			if r.jumpForward(s) {
+				return
+			}
+			pre = r.fillMask(s, r.remaining(s))
+			s.usage.ConstraintTime += pre.took
 		}
-		s.usage.ConstraintTime += time.Since(t0)
-		if err != nil {
-			r.finish(s, FinishError, errorf(CodeConstraint, place, err, "slot %d", s.seq), true)
+		if pre.panic != nil {
+			r.panicked([]*slot{s}, "mask", pre.panic, pre.stack)
 			return
 		}
-		mask = s.mask
-		for _, w := range mask {
-			allowed += bits.OnesCount64(w)
+		s.req.closing = s.req.closing || pre.restricted
+		if pre.err != nil {
+			r.finish(s, FinishError, errorf(CodeConstraint, pre.place, pre.err, "slot %d", s.seq), true)
+			return
 		}
+		mask, allowed = s.mask, pre.allowed
 		if allowed == 0 {
-			r.finish(s, FinishError, errorf(CodeConstraint, place, nil, "no token is allowed"), true)
+			r.finish(s, FinishError, errorf(CodeConstraint, pre.place, nil, "no token is allowed"), true)
 			return
 		}
 	}

@@ -4,18 +4,21 @@ import "time"
 
 // Stats are the runner-wide counters since New.
 type Stats struct {
-	Steps        int64         // decode steps
-	BatchTokens  int64         // tokens decoded (prompt and output)
-	PromptTokens int64         // prompt tokens decoded
-	ReusedTokens int64         // prompt tokens skipped by KV prefix reuse
-	Sampled      int64         // output tokens drawn by the sampler
-	Forced       int64         // output tokens forced by constraints (jump-forward)
-	Requests     int64         // requests finished, for any reason
-	Panics       int64         // panics recovered (each ended its requests, CodePanic)
-	StepTime     time.Duration // total time in steps (decode, mask, sampling)
-	MaxStepTime  time.Duration // the longest step
-	DecodeTime   time.Duration // time inside Engine.Decode
-	SampleTime   time.Duration // time inside the sampler
+	Steps        int64 // decode steps
+	BatchTokens  int64 // tokens decoded (prompt and output)
+	PromptTokens int64 // prompt tokens decoded
+	ReusedTokens int64 // prompt tokens skipped by KV prefix reuse
+	Sampled      int64 // output tokens drawn by the sampler
+	Forced       int64 // output tokens forced by constraints (jump-forward)
+	// Overlapped is the masks filled during the decode before them
+	// (Config.OverlapMasks), of the Sampled tokens that had a guide.
+	Overlapped  int64
+	Requests    int64         // requests finished, for any reason
+	Panics      int64         // panics recovered (each ended its requests, CodePanic)
+	StepTime    time.Duration // total time in steps (decode, mask, sampling)
+	MaxStepTime time.Duration // the longest step
+	DecodeTime  time.Duration // time inside Engine.Decode
+	SampleTime  time.Duration // time inside the sampler
 	// ConstraintTime is the time in FillMask, Accept and Forced, added when
 	// each request finishes.
 	ConstraintTime time.Duration
