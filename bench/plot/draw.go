@@ -23,7 +23,7 @@ import (
 // curves, at a readable size when bench/README.md shows it at its width.
 const (
 	figWidth  = 18 * vg.Centimeter
-	figHeight = 11 * vg.Centimeter
+	figHeight = 12 * vg.Centimeter
 )
 
 // Series colours: Conform blue, llama.cpp's grammar orange in every
@@ -56,8 +56,32 @@ type series struct {
 	step  bool // a step function (an empirical CDF), not straight segments
 }
 
+// figure is a plot and, for the CDFs, its legend in a strip below it:
+// inside, it would cover a curve (the two engines' CDFs rise through the
+// whole height, decades apart, and leave no corner empty).
+type figure struct {
+	*plot.Plot
+	below   plot.Legend
+	entries int
+}
+
+// legendIndent lines the legend strip up with the plot's data area, right
+// of the y axis's label and tick labels.
+const legendIndent = 12 * vg.Millimeter
+
+// draw draws the figure on c.
+func (f *figure) draw(c draw.Canvas) {
+	if f.entries == 0 {
+		f.Plot.Draw(c)
+		return
+	}
+	h := vg.Length(f.entries)*f.below.TextStyle.Font.Size*1.25 + 2*vg.Millimeter
+	f.Plot.Draw(draw.Crop(c, 0, 0, h, 0))
+	f.below.Draw(draw.Crop(c, legendIndent, 0, vg.Millimeter, h-(c.Max.Y-c.Min.Y)))
+}
+
 // cdfPlot draws CDFs over a log time axis (values in µs).
-func cdfPlot(title, xLabel, yLabel string, ss []series) (*plot.Plot, error) {
+func cdfPlot(title, xLabel, yLabel string, ss []series) (*figure, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xLabel
@@ -66,8 +90,8 @@ func cdfPlot(title, xLabel, yLabel string, ss []series) (*plot.Plot, error) {
 	p.X.Tick.Marker = timeTicks{}
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Y.Tick.Marker = linearTicks{}
-	// Bottom right: a CDF rises to the right, so that corner stays empty.
-	p.Legend.XOffs, p.Legend.YOffs = -2*vg.Millimeter, 2*vg.Millimeter
+	f := &figure{Plot: p, below: plot.NewLegend()}
+	f.below.Top, f.below.Left = true, true
 	p.Add(plotter.NewGrid())
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range ss {
@@ -83,7 +107,8 @@ func cdfPlot(title, xLabel, yLabel string, ss []series) (*plot.Plot, error) {
 			l.StepStyle = plotter.PostStep
 		}
 		p.Add(l)
-		p.Legend.Add(s.name, l)
+		f.below.Add(s.name, l)
+		f.entries++
 		for _, pt := range s.pts {
 			lo, hi = min(lo, pt.X), max(hi, pt.X)
 		}
@@ -96,7 +121,7 @@ func cdfPlot(title, xLabel, yLabel string, ss []series) (*plot.Plot, error) {
 	if p.X.Max <= p.X.Min {
 		p.X.Max = p.X.Min * 10
 	}
-	return p, nil
+	return f, nil
 }
 
 // timeTicks marks a log axis of µs with a labelled tick at each decade
@@ -161,7 +186,7 @@ func formatUs(us float64) string {
 
 // e2ePlot draws bench/e2e's output tokens per second, one group of bars
 // per parallel value, one bar per mode.
-func e2ePlot(title string, runs []*e2eRun) (*plot.Plot, error) {
+func e2ePlot(title string, runs []*e2eRun) (*figure, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = "output tokens/s (all sequences, wall time)"
@@ -212,7 +237,7 @@ func e2ePlot(title string, runs []*e2eRun) (*plot.Plot, error) {
 	p.X.Min, p.X.Max = -0.6, float64(len(runs))-0.4
 	p.Y.Min, p.Y.Max = 0, max(top, 1)*1.3 // room for the legend above the bars
 	p.Y.Tick.Marker = linearTicks{}
-	return p, nil
+	return &figure{Plot: p}, nil
 }
 
 // stampLine says when and from which commit the runs were taken, for a
@@ -258,13 +283,13 @@ func stampLine(ss ...stamp) string {
 	return strings.Join(parts, ", ")
 }
 
-// save writes p as an SVG file.
-func save(p *plot.Plot, path string) error {
+// save writes f as an SVG file.
+func save(f *figure, path string) error {
 	c, err := draw.NewFormattedCanvas(figWidth, figHeight, "svg")
 	if err != nil {
 		return &Error{Code: CodeWrite, Path: path, Err: err}
 	}
-	p.Draw(draw.New(c))
+	f.draw(draw.New(c))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return &Error{Code: CodeWrite, Path: path, Err: err}

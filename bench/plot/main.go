@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"gonum.org/v1/plot"
 )
 
 // config is the command line.
@@ -135,9 +133,9 @@ func drawE2E(cfg config, w io.Writer) error {
 	return saveAndSay(p, filepath.Join(cfg.out, fileE2E), w)
 }
 
-// saveAndSay writes p to path and says so on w.
-func saveAndSay(p *plot.Plot, path string, w io.Writer) error {
-	if err := save(p, path); err != nil {
+// saveAndSay writes f to path and says so on w.
+func saveAndSay(f *figure, path string, w io.Writer) error {
+	if err := save(f, path); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "wrote", path)
