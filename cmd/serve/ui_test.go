@@ -169,10 +169,10 @@ func playgroundExamples(t *testing.T) map[string]playgroundExample {
 }
 
 // playgroundConstraint is the structured-output part app.js's constraint()
-// sends for a schema in a mode, strict.
+// sends for a schema in a mode, strict: one call in tool mode.
 func playgroundConstraint(mode, tool string, schema json.RawMessage) map[string]any {
 	if mode == "tool" {
-		return map[string]any{"tools": []any{map[string]any{"type": "function", "function": map[string]any{"name": tool, "parameters": schema, "strict": true}}}, "tool_choice": "required"}
+		return map[string]any{"tools": []any{map[string]any{"type": "function", "function": map[string]any{"name": tool, "parameters": schema, "strict": true}}}, "tool_choice": "required", "parallel_tool_calls": false}
 	}
 	return map[string]any{"response_format": map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "playground", "schema": schema, "strict": true}}}
 }
@@ -219,7 +219,7 @@ func TestPlaygroundExamples(t *testing.T) {
 			switch {
 			case mode == "schema" && msg.Content != nil:
 				validate(t, sch, *msg.Content)
-			case mode == "tool" && len(msg.ToolCalls) > 0:
+			case mode == "tool" && len(msg.ToolCalls) == 1:
 				for _, call := range msg.ToolCalls {
 					if call.Function.Name != tool {
 						t.Errorf("%s/%s: call to %q, want %q", name, mode, call.Function.Name, tool)

@@ -62,6 +62,7 @@
         return {
           tools: [{ type: 'function', function: { name: $('tool-name').value.trim() || 'tool', description: 'called by the playground', parameters: schema, strict } }],
           tool_choice: 'required',
+          parallel_tool_calls: false,
         };
     }
     return {};
@@ -188,9 +189,14 @@
     const rows = $('explain-keywords');
     const notes = [];
     for (const sc of ex.schemas || []) {
+      const head = el('tr', 'schema-row');
+      const th = el('th', '', sc.param + (sc.strict ? ' (strict)' : ' (lenient)'));
+      th.colSpan = 4;
+      head.append(th);
+      rows.append(head);
       for (const k of sc.keywords || []) {
         const tr = el('tr', 'status-' + k.status);
-        tr.append(el('td', 'param', sc.param), el('td', 'pointer', k.pointer === '' ? '(root)' : k.pointer), el('td', '', k.keyword),
+        tr.append(el('td', 'pointer', k.pointer === '' ? '(root)' : k.pointer), el('td', '', k.keyword),
           el('td', 'status', k.status), el('td', 'message', k.message || ''));
         rows.append(tr);
       }
