@@ -7,8 +7,9 @@
 #   make env         print the exports that let plain go commands build the cgo packages:
 #                    eval "$(make -s env)"
 #   make test        everything (pure-Go packages, then the llama.cpp binding)
-#   make test-cgo    the packages that need cgo (llama.cpp), after llama-deps
+#   make test-cgo    the packages that need cgo (llama.cpp), after llama-deps and browser-deps
 #   make llama-deps  headers the llama.cpp cgo build needs (apt + miniaudio.h)
+#   make browser-deps  Chromium for the playground's browser test (apt), when absent
 #   make test-short  pure-Go packages only, CGO_ENABLED=0, for a quick loop
 #   make fuzz        a short run of each fuzz target
 #   make bench       Go benchmarks beside the code
@@ -67,7 +68,7 @@ export CONFORM_CPU_TARGET := $(CPU_TARGET)
 # tests do); their tests run with cgo in test-cgo.
 CGO_PKGS    = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/conform\/internal\/llama( |$$)/ {print $$1}')
 
-.PHONY: run demo all build env test test-short test-cgo llama-deps fuzz bench maskbench e2e soak golden lint deps
+.PHONY: run demo all build env test test-short test-cgo llama-deps browser-deps fuzz bench maskbench e2e soak golden lint deps
 
 all: build
 
@@ -89,8 +90,22 @@ env: llama-deps
 
 test: lint test-short test-cgo
 
-test-cgo: llama-deps
+test-cgo: llama-deps browser-deps
 	CGO_ENABLED=1 $(GO) test -count=1 $(CGO_PKGS)
+
+# browser-deps installs Debian's chromium for cmd/serve's browser test
+# (TestBrowserPlayground) when neither chromium nor chromium-browser is on
+# PATH and $CHROMIUM is unset. In CI (CI=true) a failed install is an error,
+# as CI must run that test; elsewhere a warning, and the test skips.
+browser-deps:
+	@if [ -z "$$CHROMIUM" ] && ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then \
+	  sudo=; [ "$$(id -u)" = 0 ] || sudo="sudo -n"; \
+	  echo "browser-deps: installing chromium" >&2; \
+	  if ! { $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >&2; then \
+	    if [ "$$CI" = true ]; then echo "browser-deps: installing chromium failed, and CI=true must run the browser test" >&2; exit 1; fi; \
+	    echo "browser-deps: warning: chromium not installed; TestBrowserPlayground will skip (apt-get install chromium)" >&2; \
+	  fi; \
+	fi
 
 llama-deps: $(LLAMA_INCLUDE)/miniaudio/miniaudio.h
 	@if [ ! -f /usr/include/nlohmann/json.hpp ] || [ ! -f /usr/include/stb/stb_image.h ]; then \

@@ -9,9 +9,10 @@ package main
 // the page shows and checks it with the same validator as the e2e tests.
 //
 // Chromium is $CHROMIUM, or chromium / chromium-browser on PATH (make
-// browser-deps installs Debian's package); without one the test skips. On
-// failure a screenshot goes to $CONFORM_BROWSER_ARTIFACTS (default the
-// system temp folder) as conform-browser-<test>.png, and its path is logged.
+// browser-deps installs Debian's package); without one the test skips, and
+// fails in CI (CI=true), which must run it. On failure a screenshot goes to
+// $CONFORM_BROWSER_ARTIFACTS (default the system temp folder) as
+// conform-browser-<test>.png, and its path is logged.
 // CONFORM_BROWSER_SCREENSHOT=FILE saves a full-page screenshot of the
 // playground after the JSON-schema answer, for the docs.
 
@@ -49,7 +50,11 @@ func chromiumPath(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("no Chromium (neither chromium nor chromium-browser on PATH, $CHROMIUM unset): install it with `apt-get install chromium` (or `make browser-deps`) to run the playground's browser test")
+	const msg = "no Chromium (neither chromium nor chromium-browser on PATH, $CHROMIUM unset): install it with `apt-get install chromium` (or `make browser-deps`) to run the playground's browser test"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg + "; CI=true, where the browser test must run")
+	}
+	t.Skip(msg)
 	return ""
 }
 
