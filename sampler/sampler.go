@@ -55,6 +55,7 @@ type Sampler struct {
 
 	cands []cand
 	top   []TokenLogprob
+	w     []float32 // drawRow's weights
 }
 
 type biasEntry struct {
@@ -141,6 +142,13 @@ func (s *Sampler) Sample(logits []float32, mask []uint64, allowed int) (Result, 
 	if len(logits) != s.vocab {
 		return Result{}, errorf(CodeBadInput, "logits", "%d logits, want %d", len(logits), s.vocab)
 	}
+	if mask == nil && s.plain() {
+		res, err := s.drawRow(logits)
+		if err == nil {
+			s.Observe(res.ID)
+		}
+		return res, err
+	}
 	c := s.cands[:0]
 	if mask == nil {
 		c = gatherAll(c, logits)
@@ -213,7 +221,7 @@ func (s *Sampler) draw(res *Result) error {
 	// Weights exp(l - max) and the log-normaliser over the allowed set.
 	var z float64
 	for i := range c {
-		w := float32(math.Exp(float64(c[i].l - maxL)))
+		w := expNeg(c[i].l - maxL)
 		c[i].w = w
 		z += float64(w)
 	}
