@@ -82,8 +82,7 @@ func (r *Runner) startMasks() <-chan struct{} {
 		if s.logitIdx < 0 || s.req == nil || s.req.Guide == nil || !s.req.roomChecked {
 			continue
 		}
-		rem := r.remaining(s)
-		jobs = append(jobs, job{s, rem, min(r.cfg.MaxForced, rem)})
+		jobs = append(jobs, job{s, r.remaining(s), r.forcedRoom(s)})
 	}
 	if len(jobs) == 0 {
 		return nil

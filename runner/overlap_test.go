@@ -115,3 +115,27 @@ func TestOverlapDuringDecode(t *testing.T) {
 		})
 	}
 }
+
+// TestNoJumpForward: with jump-forward off every token is sampled (a
+// forced one from its one-token mask), none goes out forced, and the
+// outputs still match.
+func TestNoJumpForward(t *testing.T) {
+	c, detok, re := tinyJSONConstraint(t)
+	for _, overlap := range []bool{false, true} {
+		r, _ := start(t, Config{Slots: 2, Detokenize: detok, NoJumpForward: true, OverlapMasks: overlap})
+		var chans []<-chan Event
+		for seed := range 6 {
+			chans = append(chans, submit(t, r, Request{Prompt: prompt(seed, 3),
+				Params: sampler.Params{Seed: uint64(seed), Temperature: sampler.Temp(1.5)}, Guide: c.NewMatcher()}))
+		}
+		for i, ch := range chans {
+			res := collect(t, ch)
+			if res.final.Err != nil || !re.MatchString(res.text) || slices.Contains(res.forced, true) {
+				t.Errorf("overlap=%v request %d: %v (forced %v), want a match with nothing forced", overlap, i, res, res.forced)
+			}
+		}
+		if st := r.Stats(); st.Forced != 0 || st.Sampled == 0 {
+			t.Errorf("overlap=%v: %d forced, %d sampled, want 0 and some", overlap, st.Forced, st.Sampled)
+		}
+	}
+}

@@ -40,6 +40,10 @@ type Config struct {
 	PrefillChunk int
 	// MaxForced is the most forced tokens taken in one jump-forward.
 	MaxForced int
+	// NoJumpForward turns jump-forward off: a token the guide forces is
+	// sampled from a one-token mask in a step of its own, like any other.
+	// It is for measuring what jump-forward saves (bench/e2e -no-jump).
+	NoJumpForward bool
 	// EOS lists the end-of-sequence tokens (a model may have several).
 	EOS []TokenID
 	// Detokenize returns the raw bytes of a token, for text events and stop
@@ -647,7 +651,7 @@ func (r *Runner) jumpForward(s *slot) bool {
 			return true
 		}
 	}
-	room := min(r.cfg.MaxForced, r.remaining(s))
+	room := r.forcedRoom(s)
 	if room <= 0 {
 		return false
 	}
@@ -673,6 +677,14 @@ func (r *Runner) jumpForward(s *slot) bool {
 		}
 	}
 	return len(forced) > 0
+}
+
+// forcedRoom is how many forced tokens jumpForward may take for s now.
+func (r *Runner) forcedRoom(s *slot) int {
+	if r.cfg.NoJumpForward {
+		return 0
+	}
+	return min(r.cfg.MaxForced, r.remaining(s))
 }
 
 // emit counts and streams one output token and queues it for decoding. It

@@ -90,6 +90,8 @@ func main() {
 	flag.StringVar(&cfg.jsonlOut, "jsonl", "", "write one JSON line per schema, every mode's request, to this file")
 	flag.IntVar(&cfg.prefill, "prefill", 128, "measure prefill on a prompt of this many tokens (0: skip)")
 	flag.BoolVar(&cfg.verbose, "v", false, "print every output")
+	flag.BoolVar(&cfg.overlap, "overlap", true, "fill the masks during the decode (runner.Config.OverlapMasks)")
+	flag.BoolVar(&cfg.noJump, "no-jump", false, "no jump-forward: forced tokens are sampled one a step (runner.Config.NoJumpForward)")
 	flag.Parse()
 	if cfg.model == "" || cfg.maskbench == "" {
 		fmt.Fprintln(os.Stderr, "e2e: -model and -maskbench are required")

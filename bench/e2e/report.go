@@ -52,6 +52,10 @@ type reportConfig struct {
 	Length       string  `json:"length"` // conform: unconstrained gets the Conform run's length; max: max_tokens
 	Vocab        int     `json:"vocab"`
 	PromptTokens int     `json:"prompt_tokens"`
+	// OverlapMasks and NoJumpForward are the runner's settings (-overlap,
+	// -no-jump).
+	OverlapMasks  bool `json:"overlap_masks"`
+	NoJumpForward bool `json:"no_jump_forward"`
 }
 
 // modeReport is one mode's figures. ValidRate and OverheadPct are absent
@@ -135,8 +139,8 @@ func (r *report) fill(stats [numModes]modeStats) {
 
 func (r *report) print(w io.Writer) {
 	c := r.Config
-	fmt.Fprintf(w, "model %s, vocabulary %d, %d threads, parallel %d, max tokens %d, temperature %g, whitespace %s, prompt %d tokens, length %s\n",
-		c.Model, c.Vocab, c.Threads, c.Parallel, c.MaxTokens, c.Temperature, c.Whitespace, c.PromptTokens, c.Length)
+	fmt.Fprintf(w, "model %s, vocabulary %d, %d threads, parallel %d, max tokens %d, temperature %g, whitespace %s, prompt %d tokens, length %s, overlap %v, jump-forward %v\n",
+		c.Model, c.Vocab, c.Threads, c.Parallel, c.MaxTokens, c.Temperature, c.Whitespace, c.PromptTokens, c.Length, c.OverlapMasks, !c.NoJumpForward)
 	if p := r.Prefill; p != nil {
 		fmt.Fprintf(w, "prefill: %.1f tok/s (a %d-token prompt in one batch, median of %d)\n", p.TokS, p.Tokens, p.Rounds)
 	}

@@ -37,6 +37,7 @@ type config struct {
 	temperature                         float64
 	seed                                uint64
 	verbose                             bool
+	overlap, noJump                     bool // runner.Config.OverlapMasks, NoJumpForward
 }
 
 // compileTimeout bounds Conform's compile of one schema; a schema that
@@ -164,7 +165,7 @@ func run(cfg config, w io.Writer) error {
 	rep := &report{Stamp: runinfo.Now(), Config: reportConfig{
 		Model: cfg.model, Maskbench: cfg.maskbench, Schemas: len(entries), OfTotal: total,
 		Parallel: cfg.parallel, MaxTokens: cfg.maxTokens, Threads: cfg.threads, Temperature: cfg.temperature, Whitespace: cfg.whitespace,
-		Vocab: v.Width, PromptTokens: len(promptIDs), Length: cfg.length,
+		Vocab: v.Width, PromptTokens: len(promptIDs), Length: cfg.length, OverlapMasks: cfg.overlap, NoJumpForward: cfg.noJump,
 	}}
 	var jobs []*job
 	var conformCompile, llamaConvert []float64
@@ -214,6 +215,7 @@ func run(cfg config, w io.Writer) error {
 	}
 
 	rcfg := eng.RunnerConfig()
+	rcfg.OverlapMasks, rcfg.NoJumpForward = cfg.overlap, cfg.noJump
 	r, err := runner.New(eng, rcfg)
 	if err != nil {
 		return err

@@ -114,15 +114,18 @@ func (e *Engine) Tokenize(text string, addSpecial, parseSpecial bool) ([]runner.
 // RunnerConfig returns a runner.Config that fits the loaded context: one
 // slot per llama.cpp sequence, each sequence's share of the KV cache as
 // ContextSize, a batch no larger than the model's batch capacity, the EOS
-// ids and the detokenizer. Callers may adjust the other fields.
+// ids and the detokenizer, and masks overlapped with the decode (Decode
+// is a blocking cgo call: the loop goroutine waits in it while another
+// fills the masks). Callers may adjust the other fields.
 func (e *Engine) RunnerConfig() runner.Config {
 	p := e.m.Params()
 	return runner.Config{
-		Slots:       p.Parallel,
-		ContextSize: e.m.SeqContextSize(),
-		BatchSize:   min(runner.DefaultBatchSize, e.m.BatchCapacity()),
-		EOS:         slices.Clone(e.eos),
-		Detokenize:  e.Detokenize,
+		Slots:        p.Parallel,
+		ContextSize:  e.m.SeqContextSize(),
+		BatchSize:    min(runner.DefaultBatchSize, e.m.BatchCapacity()),
+		EOS:          slices.Clone(e.eos),
+		Detokenize:   e.Detokenize,
+		OverlapMasks: true,
 	}
 }
 
