@@ -353,3 +353,28 @@ func TestBrowserPlayground(t *testing.T) {
 		})
 	}
 }
+
+// TestBrowserReasoning: a thinking model's reasoning is shown apart from
+// the answer, in its collapsible block. The demo model does not think, so
+// this page talks to the fake engine under a Qwen3-style template (the
+// chat-level checks of the same are in reasoning_test.go).
+func TestBrowserReasoning(t *testing.T) {
+	chromium := chromiumPath(t)
+	ts := newTestServer(t, Config{ReasoningBudget: 8}, thinkTemplate)
+	p := openPage(t, chromium, ts.http.URL+"/")
+	p.wait("the model list", `[...document.getElementById('model').options].some(o => o.value === 'fake')`, browserStep)
+	p.pick("enum")
+	p.send()
+	sch := compileSchema(t, string(playgroundExamples(t)["enum"].Schema))
+	validate(t, sch, p.text("output"))
+	if hidden := eval[bool](p, `document.getElementById('reasoning').hidden`); hidden || p.text("reasoning-text") == "" {
+		t.Errorf("reasoning block hidden %v with text %q, want it shown with the reasoning", hidden, p.text("reasoning-text"))
+	}
+	if strings.Contains(p.text("output"), "think>") || strings.Contains(p.text("reasoning-text"), "think>") {
+		t.Errorf("markup shown: output %q, reasoning %q", p.text("output"), p.text("reasoning-text"))
+	}
+	if got := p.text("usage"); !regexp.MustCompile(`\([1-9]\d* reasoning\)$`).MatchString(got) {
+		t.Errorf("usage %q, want the reasoning tokens", got)
+	}
+	p.checkConsole()
+}
