@@ -58,6 +58,9 @@ func (m *Model) Decode(Batch) error { return unavailable("decode") }
 // Logits returns ErrUnavailable.
 func (m *Model) Logits(int) ([]float32, error) { return nil, unavailable("logits") }
 
+// LogitsInto returns ErrUnavailable.
+func (m *Model) LogitsInto(int, []float32) ([]float32, error) { return nil, unavailable("logits") }
+
 // RemoveSeq returns ErrUnavailable.
 func (m *Model) RemoveSeq(SeqID, int, int) error { return unavailable("remove") }
 

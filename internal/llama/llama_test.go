@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -361,6 +362,22 @@ func TestSequences(t *testing.T) {
 	l1, _ := m.Logits(1)
 	if d := maxDiff(l0, l1); d > 1e-3 {
 		t.Errorf("seq 1 copied from seq 0 differs from it: max |Δlogit| %g", d)
+	}
+
+	// LogitsInto: the same row as Logits, into the caller's buffer when
+	// it is large enough (a short one is grown), and Logits' errors.
+	buf := make([]float32, 3, m.NumVocab()+5)
+	for i, want := range [][]float32{l0, l1} {
+		got, err := m.LogitsInto(i, buf)
+		if err != nil || !slices.Equal(got, want) || &got[0] != &buf[:1][0] {
+			t.Errorf("LogitsInto(%d): %d values (%v), equal %v, in the buffer %v", i, len(got), err, slices.Equal(got, want), err == nil && &got[0] == &buf[:1][0])
+		}
+	}
+	if got, err := m.LogitsInto(1, nil); err != nil || !slices.Equal(got, l1) {
+		t.Errorf("LogitsInto(1, nil): %d values, %v", len(got), err)
+	}
+	if _, err := m.LogitsInto(2, buf); !errors.Is(err, ErrBatch) {
+		t.Errorf("LogitsInto past the batch: %v, want ErrBatch", err)
 	}
 }
 

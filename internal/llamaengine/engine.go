@@ -20,6 +20,10 @@ type Engine struct {
 	eos   []runner.TokenID
 	path  string
 	batch llama.Batch // reused by Decode
+	// rows are the logits rows handed out since the last Decode, reused
+	// by the next one's (runner.Engine: valid until the next Decode).
+	rows [][]float32
+	used int
 }
 
 var _ runner.Engine = (*Engine)(nil)
@@ -144,6 +148,7 @@ func (e *Engine) Decode(b runner.Batch) error {
 			Msg: fmt.Sprintf("slice lengths differ: %d tokens, %d positions, %d sequences, %d logits flags", n, len(b.Pos), len(b.Seq), len(b.Logits))}
 	}
 	e.batch = e.batch[:0]
+	e.used = 0
 	for i, t := range b.Tokens {
 		e.batch = append(e.batch, llama.BatchToken{Token: llama.TokenID(t), Pos: b.Pos[i], Seq: llama.SeqID(b.Seq[i]), Logits: b.Logits[i]})
 	}
@@ -154,12 +159,18 @@ func (e *Engine) Decode(b runner.Batch) error {
 }
 
 // Logits returns the logits after entry i of the last decoded batch, in Go
-// memory (the binding copies them out of llama.cpp).
+// memory (the binding copies them out of llama.cpp) that is reused after
+// the next Decode, as runner.Engine allows: a step allocates nothing.
 func (e *Engine) Logits(i int) ([]float32, error) {
-	l, err := e.m.Logits(i)
+	if e.used == len(e.rows) {
+		e.rows = append(e.rows, nil)
+	}
+	l, err := e.m.LogitsInto(i, e.rows[e.used])
 	if err != nil {
 		return nil, wrap("logits", err)
 	}
+	e.rows[e.used] = l
+	e.used++
 	return l, nil
 }
 
