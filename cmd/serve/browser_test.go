@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // Bounds of the browser's steps: the start of Chromium, one DOM step, and
@@ -243,8 +244,7 @@ func TestBrowserPlayground(t *testing.T) {
 			if tc.key != "" {
 				// Without the key the page says so; with it, it works.
 				p.wait("the models call to be refused", `document.getElementById('server-status').textContent.includes('API key')`, browserStep)
-				p.do("type the key", browserStep, chromedp.SendKeys(chromedp.ID("api-key"), tc.key))
-				p.choose("api-key", tc.key)
+				p.do("type the key and Enter", browserStep, chromedp.SendKeys(chromedp.ID("api-key"), tc.key+kb.Enter))
 				if curl := p.text("curl"); !strings.Contains(curl, "-H 'Authorization: Bearer "+tc.key+"'") {
 					t.Errorf("with a key, the curl command is %q, want its Authorization header", curl)
 				}

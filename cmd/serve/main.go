@@ -9,7 +9,8 @@
 // Every flag also reads CONFORM_<FLAG> (e.g. CONFORM_PORT); HF_TOKEN and
 // HF_ENDPOINT are read as well. Endpoints: POST /v1/chat/completions,
 // POST /v1/completions, GET /v1/models, GET /health (503 until the model is
-// loaded), GET /metrics (Prometheus).
+// loaded), GET /metrics (Prometheus), GET / (the web playground, ui.go;
+// off with --no-ui).
 //
 // Pipeline of a chat request: JSON → FromChatRequest (validation, OpenAI
 // fields → turn.Spec, sampling and limits) → turn.Compiler.Compile (Build,
@@ -97,7 +98,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		closeModel = closeFn
 		go func() { m.Run(runCtx); close(runDone) }()
 		log.Info(m.Summary())
-		fmt.Fprintf(stderr, "\nReady. Try:\n  curl -s http://%s/v1/chat/completions -H 'Content-Type: application/json' -d '{\"model\": %q, \"messages\": [{\"role\": \"user\", \"content\": \"Say hello\"}], \"max_tokens\": 32}'\n\n", addr, m.Name)
+		fmt.Fprintf(stderr, "\nReady. Try:\n  curl -s http://%s/v1/chat/completions -H 'Content-Type: application/json' -d '{\"model\": %q, \"messages\": [{\"role\": \"user\", \"content\": \"Say hello\"}], \"max_tokens\": 32}'\n", addr, m.Name)
+		if !cfg.NoUI {
+			fmt.Fprintf(stderr, "or open the playground: http://%s/\n", addr)
+		}
+		fmt.Fprintln(stderr)
 		loaded <- nil
 	}()
 

@@ -12,6 +12,7 @@
   let running = null; // the AbortController of the request streaming
   let explainSeq = 0; // answers to older explain requests are dropped
   let explainTimer = 0;
+  let explained = ''; // the last explain request drawn, not asked again
 
   // el makes an element with a class and text.
   function el(tag, cls, text) {
@@ -164,9 +165,12 @@
       panel.dataset.state = 'off';
       return;
     }
-    panel.dataset.state = 'loading';
     const body = Object.assign({ samples: 3, seed: 1 }, constraint(s.schema));
     if ($('model').value) body.model = $('model').value;
+    const key = JSON.stringify(body) + '\n' + $('api-key').value;
+    if (key === explained && panel.dataset.state === 'done') return;
+    explained = key;
+    panel.dataset.state = 'loading';
     let res, ex;
     try {
       res = await fetch('/v1/conform/explain', { method: 'POST', headers: headers(), body: JSON.stringify(body) });
@@ -394,9 +398,14 @@
 
   async function init() {
     $('api-key').value = localStorage.getItem(keyStore) || '';
-    $('api-key').addEventListener('change', () => {
+    const keyChanged = () => {
       localStorage.setItem(keyStore, $('api-key').value.trim());
       loadModels();
+    };
+    $('api-key').addEventListener('change', keyChanged);
+    $('key-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      keyChanged();
     });
     for (const id of ['mode', 'schema', 'prompt', 'max-tokens', 'temperature', 'tool-name', 'strict', 'model', 'api-key']) $(id).addEventListener('input', refresh);
     $('example').addEventListener('change', pickExample);
