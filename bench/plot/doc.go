@@ -12,7 +12,8 @@
 //     run over the same schemas; from each run's tbm_hist, the histogram of
 //     every sample (bench/maskbench/hist.go), so a point is exact at a bin's
 //     upper edge (bins are 12% wide);
-//   - ttfm-cdf.svg: the distribution of the time to first mask over the
+//   - ttfm-cdf.svg: the distribution of the time to first mask (the compile
+//     call bench/maskbench times; each first mask is a TBM sample) over the
 //     schemas each engine compiled, exact, from each schema's ttfm_us;
 //   - e2e-tok-s.svg: bench/e2e's output tokens per second (the batch's
 //     throughput, all sequences) of each mode (unconstrained, Conform,

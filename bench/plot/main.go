@@ -103,7 +103,7 @@ func drawMaskbench(cfg config, w io.Writer) error {
 	ttfm := func(xs []float64, name string) string {
 		return fmt.Sprintf("%s: %d schemas compiled, p50 %s, max %s", name, len(xs), formatUs(xs[(len(xs)-1)/2]), formatUs(xs[len(xs)-1]))
 	}
-	p, err = cdfPlot(fmt.Sprintf("Time to first mask (compile + first mask), %d MaskBench schemas\n%s", len(c.Schemas), when),
+	p, err = cdfPlot(fmt.Sprintf("Time to first mask (the compile, until a mask can be made), %d MaskBench schemas\n%s", len(c.Schemas), when),
 		"time to first mask (log scale)", "fraction of compiled schemas", []series{
 			{name: ttfm(cx, nameConform), color: colorConform, pts: sampleCDF(cx), step: true},
 			{name: ttfm(lx, nameLlamacpp), color: colorLlamacpp, pts: sampleCDF(lx), step: true},
