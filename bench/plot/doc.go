@@ -25,8 +25,8 @@
 // the same order, or nothing is drawn: a CDF of one engine over other
 // schemas than the other's compares nothing.
 //
-// The command is pure Go (gonum.org/v1/plot, fonts not embedded: the SVG
-// names Liberation/Times-like families and the viewer substitutes). Bad
+// The command is pure Go (gonum.org/v1/plot; fonts are not embedded: the
+// SVG names Liberation Sans and a viewer without it substitutes). Bad
 // input (a missing file, a file that is not such JSON, a run written
 // before tbm_hist existed, runs over different schemas) is an *Error
 // naming the file and the problem.
