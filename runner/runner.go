@@ -401,8 +401,12 @@ func (r *Runner) step() {
 	b.reset()
 	budget := r.cfg.BatchSize
 	n := len(r.slots)
-	// Generating slots first (one token each, plus forced ones), then
-	// prompt chunks, starting from a rotating slot for fairness.
+	for _, s := range r.slots {
+		s.inBatch, s.logitIdx = 0, -1
+	}
+	// What goes in: generating slots first (one token each, plus forced
+	// ones), then prompt chunks, starting from a rotating slot for
+	// fairness when the batch budget runs out.
 	for _, prefill := range []bool{false, true} {
 		for i := range n {
 			s := r.slots[(r.rr+i)%n]
@@ -410,24 +414,25 @@ func (r *Runner) step() {
 				continue
 			}
 			take := min(len(s.queue), budget, r.cfg.PrefillChunk)
-			if take == 0 {
-				continue
-			}
-			last := take == len(s.queue)
-			for j := range take {
-				b.add(s.queue[j], len(s.cache)+j, s.seq, last && j == take-1)
-			}
+			s.inBatch = take
 			budget -= take
 		}
 	}
+	// In what order: by sequence. llama.cpp splits a batch for a
+	// per-sequence KV cache into ubatches of sequences in order, and a
+	// batch whose sequences come rotated (1, 2, 3, 0) decoded in more
+	// ubatches: 111 ms a step of 4 tokens against 52 ms in seq order
+	// (BenchmarkStep, qwen2.5-0.5b synthetic, 2 threads).
 	for _, s := range r.slots {
-		s.inBatch, s.logitIdx = 0, -1
-	}
-	for j, seq := range b.Seq {
-		s := r.slots[seq]
-		s.inBatch++
-		if b.Logits[j] {
-			s.logitIdx = j
+		if s.inBatch == 0 {
+			continue
+		}
+		last := s.inBatch == len(s.queue)
+		for j := range s.inBatch {
+			if last && j == s.inBatch-1 {
+				s.logitIdx = b.Len()
+			}
+			b.add(s.queue[j], len(s.cache)+j, s.seq, last && j == s.inBatch-1)
 		}
 	}
 	r.rr = (r.rr + 1) % n

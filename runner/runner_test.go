@@ -177,6 +177,12 @@ func testBatched(t *testing.T, reqs []Request, want []result, parallel bool) {
 		for _, s := range b.Seq {
 			seqs[s]++
 		}
+		// llama.cpp splits a batch whose sequences are out of order into
+		// more ubatches (see step): each sequence's tokens together, in
+		// sequence order.
+		if !slices.IsSorted(b.Seq) {
+			t.Errorf("batch sequences %v, want them in order", b.Seq)
+		}
 		if len(seqs) > 1 {
 			multi++
 		}
