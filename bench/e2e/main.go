@@ -90,7 +90,7 @@ func main() {
 	flag.StringVar(&cfg.jsonlOut, "jsonl", "", "write one JSON line per schema, every mode's request, to this file")
 	flag.IntVar(&cfg.prefill, "prefill", 128, "measure prefill on a prompt of this many tokens (0: skip)")
 	flag.BoolVar(&cfg.verbose, "v", false, "print every output")
-	flag.BoolVar(&cfg.overlap, "overlap", true, "fill the masks during the decode (runner.Config.OverlapMasks)")
+	flag.StringVar(&cfg.overlap, "overlap", "auto", "fill the masks during the decode (runner.Config.OverlapMasks): auto (llamaengine's choice: when -threads leaves a core free), on or off")
 	flag.BoolVar(&cfg.noJump, "no-jump", false, "no jump-forward: forced tokens are sampled one a step (runner.Config.NoJumpForward)")
 	flag.Parse()
 	if cfg.model == "" || cfg.maskbench == "" {
@@ -100,6 +100,10 @@ func main() {
 	}
 	if cfg.parallel < 1 || cfg.maxTokens < 1 || cfg.threads < 1 || cfg.limit < 0 || cfg.chunk < 0 || cfg.prefill < 0 {
 		fmt.Fprintln(os.Stderr, "e2e: -parallel, -max-tokens and -threads must be positive, -limit, -chunk and -prefill not negative")
+		os.Exit(2)
+	}
+	if cfg.overlap != "auto" && cfg.overlap != "on" && cfg.overlap != "off" {
+		fmt.Fprintln(os.Stderr, "e2e: -overlap must be auto, on or off")
 		os.Exit(2)
 	}
 	if cfg.length != "conform" && cfg.length != "max" {

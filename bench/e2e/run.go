@@ -37,7 +37,8 @@ type config struct {
 	temperature                         float64
 	seed                                uint64
 	verbose                             bool
-	overlap, noJump                     bool // runner.Config.OverlapMasks, NoJumpForward
+	overlap                             string // auto, on, off: runner.Config.OverlapMasks
+	noJump                              bool   // runner.Config.NoJumpForward
 }
 
 // compileTimeout bounds Conform's compile of one schema; a schema that
@@ -165,7 +166,7 @@ func run(cfg config, w io.Writer) error {
 	rep := &report{Stamp: runinfo.Now(), Config: reportConfig{
 		Model: cfg.model, Maskbench: cfg.maskbench, Schemas: len(entries), OfTotal: total,
 		Parallel: cfg.parallel, MaxTokens: cfg.maxTokens, Threads: cfg.threads, Temperature: cfg.temperature, Whitespace: cfg.whitespace,
-		Vocab: v.Width, PromptTokens: len(promptIDs), Length: cfg.length, OverlapMasks: cfg.overlap, NoJumpForward: cfg.noJump,
+		Vocab: v.Width, PromptTokens: len(promptIDs), Length: cfg.length, NoJumpForward: cfg.noJump,
 	}}
 	var jobs []*job
 	var conformCompile, llamaConvert []float64
@@ -215,7 +216,14 @@ func run(cfg config, w io.Writer) error {
 	}
 
 	rcfg := eng.RunnerConfig()
-	rcfg.OverlapMasks, rcfg.NoJumpForward = cfg.overlap, cfg.noJump
+	switch cfg.overlap {
+	case "on":
+		rcfg.OverlapMasks = true
+	case "off":
+		rcfg.OverlapMasks = false
+	}
+	rcfg.NoJumpForward = cfg.noJump
+	rep.Config.OverlapMasks = rcfg.OverlapMasks
 	r, err := runner.New(eng, rcfg)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package llamaengine
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 
 	"conform/internal/llama"
@@ -118,9 +119,15 @@ func (e *Engine) Tokenize(text string, addSpecial, parseSpecial bool) ([]runner.
 // RunnerConfig returns a runner.Config that fits the loaded context: one
 // slot per llama.cpp sequence, each sequence's share of the KV cache as
 // ContextSize, a batch no larger than the model's batch capacity, the EOS
-// ids and the detokenizer, and masks overlapped with the decode (Decode
-// is a blocking cgo call: the loop goroutine waits in it while another
-// fills the masks). Callers may adjust the other fields.
+// ids and the detokenizer. Callers may adjust the other fields.
+//
+// Masks overlap the decode (runner.Config.OverlapMasks: Decode is a
+// blocking cgo call, and another goroutine fills the masks meanwhile)
+// when there is a core to do it on: the decode uses fewer threads than
+// the machine has cores, or layers go to a GPU. With every core in the
+// forward pass the mask goroutine would take one from a ggml thread, and
+// a ggml step waits at each barrier for its slowest thread; Conform's
+// masks are microseconds, so there is nothing to win there.
 func (e *Engine) RunnerConfig() runner.Config {
 	p := e.m.Params()
 	return runner.Config{
@@ -129,7 +136,7 @@ func (e *Engine) RunnerConfig() runner.Config {
 		BatchSize:    min(runner.DefaultBatchSize, e.m.BatchCapacity()),
 		EOS:          slices.Clone(e.eos),
 		Detokenize:   e.Detokenize,
-		OverlapMasks: true,
+		OverlapMasks: p.Threads < runtime.NumCPU() || p.GPULayers > 0,
 	}
 }
 
