@@ -90,7 +90,7 @@ func main() {
 	flag.StringVar(&cfg.jsonlOut, "jsonl", "", "write one JSON line per schema, every mode's request, to this file")
 	flag.IntVar(&cfg.prefill, "prefill", 128, "measure prefill on a prompt of this many tokens (0: skip)")
 	flag.BoolVar(&cfg.verbose, "v", false, "print every output")
-	flag.StringVar(&cfg.overlap, "overlap", "auto", "fill the masks during the decode (runner.Config.OverlapMasks): auto (llamaengine's choice: when -threads leaves a core free), on or off")
+	flag.StringVar(&cfg.overlap, "overlap", "auto", "fill the masks during the decode (runner.Config.OverlapMasks): auto (llamaengine's choice), on or off")
 	flag.BoolVar(&cfg.noJump, "no-jump", false, "no jump-forward: forced tokens are sampled one a step (runner.Config.NoJumpForward)")
 	flag.Parse()
 	if cfg.model == "" || cfg.maskbench == "" {

@@ -281,21 +281,7 @@ func (m *Model) Decode(b Batch) error {
 
 // Logits returns a copy, in Go memory, of the logits after entry i of the
 // last decoded batch; that entry must have asked for them.
-func (m *Model) Logits(i int) ([]float32, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if err := m.check("logits"); err != nil {
-		return nil, err
-	}
-	if !m.decoded || i < 0 || i >= len(m.logits) || !m.logits[i] {
-		return nil, errorf(CodeBatch, "logits", "entry %d of the last batch has no logits", i)
-	}
-	l := m.ctx.GetLogitsIth(i)
-	if l == nil {
-		return nil, errorf(CodeDecode, "logits", "llama.cpp returned no logits for entry %d", i)
-	}
-	return l, nil
-}
+func (m *Model) Logits(i int) ([]float32, error) { return m.LogitsInto(i, nil) }
 
 // LogitsInto is Logits copied into dst (grown when it is shorter than
 // the vocabulary) instead of a new slice: a decode loop that reuses its
@@ -313,9 +299,12 @@ func (m *Model) LogitsInto(i int, dst []float32) ([]float32, error) {
 		return nil, errorf(CodeBatch, "logits", "entry %d of the last batch has no logits", i)
 	}
 	if m.cctx == nil {
-		l := m.ctx.GetLogitsIth(i)
+		l := m.ctx.GetLogitsIth(i) // a new slice already
 		if l == nil {
 			return nil, errorf(CodeDecode, "logits", "llama.cpp returned no logits for entry %d", i)
+		}
+		if dst == nil {
+			return l, nil
 		}
 		return append(dst[:0], l...), nil
 	}
