@@ -13,7 +13,7 @@
 // token (MaskBench's rule), and nothing timed out.
 //
 // -json FILE writes the report: the counts, the TBM percentiles and a
-// histogram of every TBM sample (tbm_hist, see hist.go), each schema's
+// histogram of every TBM sample (tbm_hist, see bench/tbmhist), each schema's
 // status and TTFM, the engine, and the date and commit of the run
 // (bench/plot draws its CDFs from these).
 //

@@ -2,6 +2,7 @@ package main
 
 import (
 	"conform/bench/runinfo"
+	"conform/bench/tbmhist"
 	"conform/grammar"
 
 	"bufio"
@@ -280,13 +281,13 @@ func runSchema(eng engine, e *entry, cfg config) *schemaResult {
 }
 
 // report is the summary printed as a table and written with -json.
-// TBMHist is the distribution of every TBM sample (hist.go; the
+// TBMHist is the distribution of every TBM sample (bench/tbmhist; the
 // percentiles in TBM are exact, taken from the samples themselves).
 type report struct {
 	runinfo.Stamp
 	Engine  string             `json:"engine"`
 	TBM     map[string]float64 `json:"tbm_us"`
-	TBMHist *histogram         `json:"tbm_hist"`
+	TBMHist *tbmhist.Histogram `json:"tbm_hist"`
 	TTFM    map[string]float64 `json:"ttfm_us"`
 	Counts  map[string]int     `json:"counts"`
 	PeakRSS float64            `json:"peak_rss_mb"`
@@ -303,7 +304,7 @@ func summarize(rs []*schemaResult, wall time.Duration) *report {
 		Causes:  map[string]int{},
 		BySplit: map[string][2]int{},
 		Schemas: rs,
-		TBMHist: newHistogram(),
+		TBMHist: tbmhist.New(),
 		Wall:    wall.Seconds(),
 		PeakRSS: peakRSSMB(),
 	}
@@ -329,7 +330,7 @@ func summarize(rs []*schemaResult, wall time.Duration) *report {
 		}
 		for _, v := range r.tbm {
 			tbm = append(tbm, float64(v))
-			rep.TBMHist.add(float64(v))
+			rep.TBMHist.Add(float64(v))
 			sum += float64(v)
 		}
 		rep.Tokens += len(r.tbm)

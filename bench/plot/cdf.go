@@ -20,12 +20,12 @@ func histCDF(h *histogram) plotter.XYs {
 	for h.Counts[last] == 0 {
 		last--
 	}
-	n := float64(h.total())
+	n := float64(h.Total())
 	cum := h.Under
-	pts := plotter.XYs{{X: h.lowerEdge(first), Y: float64(cum) / n}}
+	pts := plotter.XYs{{X: h.LowerEdge(first), Y: float64(cum) / n}}
 	for i := first; i <= last; i++ {
 		cum += h.Counts[i]
-		pts = append(pts, plotter.XY{X: h.lowerEdge(i + 1), Y: float64(cum) / n})
+		pts = append(pts, plotter.XY{X: h.LowerEdge(i + 1), Y: float64(cum) / n})
 	}
 	return pts
 }

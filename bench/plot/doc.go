@@ -10,7 +10,7 @@
 //     accept, per token) as a CDF over a log time axis, for Conform
 //     (-maskbench) and for llama.cpp's grammar engine (-maskbench-llamacpp)
 //     run over the same schemas; from each run's tbm_hist, the histogram of
-//     every sample (bench/maskbench/hist.go), so a point is exact at a bin's
+//     every sample (bench/tbmhist), so a point is exact at a bin's
 //     upper edge (bins are 12% wide);
 //   - ttfm-cdf.svg: the distribution of the time to first mask (the compile
 //     call bench/maskbench times; each first mask is a TBM sample) over the

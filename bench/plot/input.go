@@ -7,14 +7,17 @@ import (
 	"math"
 	"os"
 	"slices"
+
+	"conform/bench/runinfo"
+	"conform/bench/tbmhist"
 )
 
-// stamp is the date and commit a run's JSON carries (bench/runinfo).
-type stamp struct {
-	Date   string `json:"date"`
-	Commit string `json:"commit"`
-	Dirty  bool   `json:"dirty"`
-}
+// stamp is the date and commit a run's JSON carries, histogram
+// bench/maskbench's tbm_hist: the types their writers use.
+type (
+	stamp     = runinfo.Stamp
+	histogram = tbmhist.Histogram
+)
 
 // maskbenchRun is what plot reads of bench/maskbench's -json output.
 type maskbenchRun struct {
@@ -33,31 +36,6 @@ type maskbenchEntry struct {
 	ID     string  `json:"id"`
 	Status string  `json:"status"`
 	TTFMus float64 `json:"ttfm_us"`
-}
-
-// histogram is bench/maskbench's tbm_hist: bin i counts the samples v
-// with MinUs·10^(i/BinsPerDecade) ≤ v < MinUs·10^((i+1)/BinsPerDecade).
-type histogram struct {
-	MinUs         float64 `json:"min_us"`
-	Decades       int     `json:"decades"`
-	BinsPerDecade int     `json:"bins_per_decade"`
-	Counts        []int   `json:"counts"`
-	Under         int     `json:"under"`
-	Over          int     `json:"over"`
-}
-
-// lowerEdge returns the lower edge of bin i, in µs.
-func (h *histogram) lowerEdge(i int) float64 {
-	return h.MinUs * math.Pow(10, float64(i)/float64(h.BinsPerDecade))
-}
-
-// total returns the number of samples.
-func (h *histogram) total() int {
-	n := h.Under + h.Over
-	for _, c := range h.Counts {
-		n += c
-	}
-	return n
 }
 
 // Engine names as bench/maskbench's -engine spells them.
@@ -106,8 +84,8 @@ func loadMaskbench(path, want string) (*maskbenchRun, error) {
 		return nil, bad(CodeContent, "tbm_hist: %d counts for %d decades of %d bins", len(h.Counts), h.Decades, h.BinsPerDecade)
 	case h.Under < 0 || h.Over < 0 || slices.Min(h.Counts) < 0:
 		return nil, bad(CodeContent, "tbm_hist: a negative count")
-	case h.total() != r.Tokens:
-		return nil, bad(CodeContent, "tbm_hist holds %d samples, the run %d tokens", h.total(), r.Tokens)
+	case h.Total() != r.Tokens:
+		return nil, bad(CodeContent, "tbm_hist holds %d samples, the run %d tokens", h.Total(), r.Tokens)
 	case r.Tokens == 0:
 		return nil, bad(CodeContent, "no TBM samples (no token was masked)")
 	}
