@@ -248,6 +248,11 @@ type builder struct {
 	opts       Options
 	unenforced []Unenforced
 	params     paramKinds
+	// values memoizes the per-parameter formats' value constraints by
+	// schema (paramArgs): agents' tools repeat the same parameter schemas
+	// ({"type": "string"} most of all), and one node for all of them is one
+	// DFA for fsm to build instead of one each.
+	values map[paramValueKey]paramValue
 }
 
 // anyBytes is every byte string.

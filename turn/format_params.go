@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"conform/fsm"
 	"conform/grammar"
@@ -112,34 +114,45 @@ func (b *builder) paramArgs(schema json.RawMessage, strict bool, param string, s
 			return nil, nil, &Error{Code: CodeSchema, Param: param, Pointer: ptr, Msg: fmt.Sprintf("property name %q cannot be written between this format's parameter markers", name)}
 		}
 		sub := withDefs(props[name], defs)
-		some, only, err := grammar.StringKinds(sub, g)
-		if err != nil {
-			return nil, nil, subError(err, param, ptr)
-		}
-		var res *grammar.Result
-		switch {
-		case some && only:
-			kinds[name] = paramRaw
-			res, err = grammar.CompileRawString(sub, g)
-		case some && strict:
-			return nil, nil, &Error{Code: CodeSchema, Param: param, Pointer: ptr, Keyword: "type",
-				Msg: fmt.Sprintf("parameter %q may be a string or another value; this format writes strings raw and other values as JSON, so it cannot tell them apart: give the parameter one type", name)}
-		default:
-			if some {
-				b.unenforced = append(b.unenforced, Unenforced{Param: param, Pointer: ptr, Keyword: "type",
-					Message: fmt.Sprintf("parameter %q may be a string or another value: written as JSON (a string in quotes), though the format writes strings raw", name)})
+		key := paramValueKey{schema: string(sub), strict: strict, close: sx.PClose}
+		pv, seen := b.values[key]
+		if !seen {
+			some, only, err := grammar.StringKinds(sub, g)
+			if err != nil {
+				return nil, nil, subError(err, param, ptr)
 			}
-			kinds[name] = paramJSON
-			res, err = grammar.CompileSchema(sub, g)
+			pv.some = some
+			var res *grammar.Result
+			switch {
+			case some && only:
+				pv.kind = paramRaw
+				res, err = grammar.CompileRawString(sub, g)
+			case some && strict:
+				return nil, nil, &Error{Code: CodeSchema, Param: param, Pointer: ptr, Keyword: "type",
+					Msg: fmt.Sprintf("parameter %q may be a string or another value; this format writes strings raw and other values as JSON, so it cannot tell them apart: give the parameter one type", name)}
+			default:
+				pv.kind = paramJSON
+				res, err = grammar.CompileSchema(sub, g)
+			}
+			if err != nil {
+				return nil, nil, subError(err, param, ptr)
+			}
+			pv.warnings = res.Warnings
+			pv.node = excludeClose(res.Node, sx.PClose, pv.kind == paramJSON)
+			if b.values == nil {
+				b.values = map[paramValueKey]paramValue{}
+			}
+			b.values[key] = pv
 		}
-		if err != nil {
-			return nil, nil, subError(err, param, ptr)
+		kinds[name] = pv.kind
+		if pv.kind == paramJSON && pv.some {
+			b.unenforced = append(b.unenforced, Unenforced{Param: param, Pointer: ptr, Keyword: "type",
+				Message: fmt.Sprintf("parameter %q may be a string or another value: written as JSON (a string in quotes), though the format writes strings raw", name)})
 		}
-		for _, w := range res.Warnings {
+		for _, w := range pv.warnings {
 			b.unenforced = append(b.unenforced, Unenforced{Param: param, Pointer: subPointer(ptr, w.Pointer), Keyword: w.Keyword, Message: w.Message})
 		}
-		value := excludeClose(res.Node, sx.PClose)
-		parts = append(parts, fsm.Cat(fsm.Lit(sx.POpen+name+sx.PKeyEnd), value, fsm.Lit(sx.PClose)))
+		parts = append(parts, fsm.Cat(fsm.Lit(sx.POpen+name+sx.PKeyEnd), pv.node, fsm.Lit(sx.PClose)))
 		reqs = append(reqs, req[name])
 	}
 	if g.PropertyOrder == grammar.OrderAny && len(parts) <= fsm.MaxPermMembers {
@@ -155,21 +168,90 @@ func (b *builder) paramArgs(schema json.RawMessage, strict bool, param string, s
 	return fsm.Cat(parts...), kinds, nil
 }
 
+// paramValueKey is what a parameter's value constraint depends on within
+// one Build: its schema (with the tool's definitions), the tool's
+// strictness and the format's close marker.
+type paramValueKey struct {
+	schema string
+	strict bool
+	close  string
+}
+
+// paramValue is a parameter's value constraint, how it is written and
+// what its schema's compile reported.
+type paramValue struct {
+	node     *fsm.Node
+	kind     paramKind
+	some     bool // the schema admits strings
+	warnings []grammar.Warning
+}
+
 // excludeClose restricts v to texts t in which close first occurs at the
 // end of t+close: t does not contain close, nor end with a prefix of close
 // that, completed by close, would hold an earlier close (close has a
 // border there, as "\n</parameter>\n" has "\n").
-func excludeClose(v *fsm.Node, close string) *fsm.Node {
+//
+// When v is a JSON text (json) and every banned string holds a byte pair
+// no JSON text holds (jsonCannotHold), v is returned as it is: the
+// intersection would be v, and its DFA the product of v's with the ban's,
+// which for a free-form value ({} in an agent's tool: any JSON, nested)
+// took seconds to build and minimize.
+func excludeClose(v *fsm.Node, close string, json bool) *fsm.Node {
 	if close == "" {
 		return v
 	}
+	words := []string{close}
 	banned := []*fsm.Node{fsm.Cat(anyBytes, fsm.Lit(close), anyBytes)}
 	for k := 1; k < len(close); k++ {
 		if close[k:] == close[:len(close)-k] {
+			words = append(words, close[:k])
 			banned = append(banned, fsm.Cat(anyBytes, fsm.Lit(close[:k])))
 		}
 	}
-	return fsm.And(v, fsm.Not(fsm.Alt(banned...)))
+	if json && !slices.ContainsFunc(words, func(w string) bool { return !jsonCannotHold(w) }) {
+		return v
+	}
+	return fsm.And(v, closeBan(close, banned))
+}
+
+// jsonCannotHold reports whether no JSON text (RFC 8259) has w as a
+// substring, by a sufficient test: w has a tab, newline or carriage return
+// next to a byte that only a string can hold. Those three bytes occur in a
+// JSON text only as whitespace between tokens (a string holds no raw
+// control byte), and next to whitespace stands whitespace, a structural
+// character, a quote, or a byte of a number or of true, false and null;
+// anything else (as "<" or ">") is inside a string, which the control
+// byte cannot be. So "\n</parameter>\n" cannot occur in a JSON value, and
+// "</arg_value>" can (inside a string).
+func jsonCannotHold(w string) bool {
+	ctl := func(c byte) bool { return c == '\t' || c == '\n' || c == '\r' }
+	for i := 0; i+1 < len(w); i++ {
+		a, b := w[i], w[i+1]
+		if ctl(a) && !jsonOutside(b) || ctl(b) && !jsonOutside(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonOutside reports whether byte c may stand outside a string in a JSON
+// text: whitespace, structure, a quote, or a byte of a number or literal.
+func jsonOutside(c byte) bool {
+	return strings.IndexByte(" \t\n\r{}[]:,\"0123456789+-.eEtruefalsn", c) >= 0
+}
+
+// closeBans holds, per close marker, the pinned complement of the texts
+// excludeClose bans (string → *fsm.Node): the same for every parameter of
+// every request in a format, so fsm builds its DFA once per process.
+var closeBans sync.Map
+
+func closeBan(close string, banned []*fsm.Node) *fsm.Node {
+	if n, ok := closeBans.Load(close); ok {
+		return n.(*fsm.Node)
+	}
+	// Both pinned: an intersection with a complement may build either.
+	n, _ := closeBans.LoadOrStore(close, fsm.Pin(fsm.Not(fsm.Pin(fsm.Alt(banned...)))))
+	return n.(*fsm.Node)
 }
 
 // decodeObject decodes a JSON object into its members and its keys in
