@@ -5,8 +5,6 @@ import (
 	"os"
 	"testing"
 
-	"conform/internal/sharedtest"
-	"conform/tokenizer"
 	"conform/turn"
 )
 
@@ -18,14 +16,7 @@ import (
 // The per-parameter formats (qwen3_coder, minimax_m2, glm45) compile each
 // parameter's value on its own.
 func BenchmarkCompileAgentTools(b *testing.B) {
-	hv, err := tokenizer.LoadHF(sharedtest.Path(b, "vocab", "qwen3", "tokenizer.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	v, err := turn.NewVocab(turn.VocabConfig{Tokens: hv.Tokens, Special: hv.Special, EOS: hv.EOS, Width: hv.Width})
-	if err != nil {
-		b.Fatal(err)
-	}
+	v := qwen3Vocab(b)
 	raw, err := os.ReadFile("../cmd/serve/testdata/agent_tools.json")
 	if err != nil {
 		b.Fatal(err)

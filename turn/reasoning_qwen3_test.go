@@ -12,6 +12,21 @@ import (
 	"conform/turn"
 )
 
+// qwen3Vocab is the Qwen3 vocabulary from ../shared/vocab/qwen3 (the
+// test is skipped without it).
+func qwen3Vocab(t testing.TB) *turn.Vocab {
+	t.Helper()
+	hv, err := tokenizer.LoadHF(sharedtest.Path(t, "vocab", "qwen3", "tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := turn.NewVocab(turn.VocabConfig{Tokens: hv.Tokens, Special: hv.Special, EOS: hv.EOS, Width: hv.Width})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // TestReasoningQwen3 drives a reasoning turn over the real Qwen3
 // vocabulary (../shared/vocab/qwen3; skipped without it), where <think>
 // and </think> are plain added tokens: a model that always prefers a
@@ -22,14 +37,7 @@ func TestReasoningQwen3(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the token index of a 151k vocabulary")
 	}
-	hv, err := tokenizer.LoadHF(sharedtest.Path(t, "vocab", "qwen3", "tokenizer.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := turn.NewVocab(turn.VocabConfig{Tokens: hv.Tokens, Special: hv.Special, EOS: hv.EOS, Width: hv.Width})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := qwen3Vocab(t)
 	if v.IsSpecial("</think>") {
 		t.Fatalf("</think> is special in this vocabulary; the test expects Qwen3's plain added token")
 	}
@@ -139,14 +147,7 @@ func endsInClose(s string) bool {
 // Qwen3 vocabulary: the matcher's mask inside the block (nearly every
 // token) read token by token for the ones that write the close.
 func BenchmarkReasoningForcedMask(b *testing.B) {
-	hv, err := tokenizer.LoadHF(sharedtest.Path(b, "vocab", "qwen3", "tokenizer.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	v, err := turn.NewVocab(turn.VocabConfig{Tokens: hv.Tokens, Special: hv.Special, EOS: hv.EOS, Width: hv.Width})
-	if err != nil {
-		b.Fatal(err)
-	}
+	v := qwen3Vocab(b)
 	c, err := turn.NewCompiler(turn.CompilerConfig{Vocab: v, Format: turn.FormatHermes, Options: turn.Options{Reasoning: turn.ReasoningThink}})
 	if err != nil {
 		b.Fatal(err)
