@@ -35,62 +35,78 @@ func BenchmarkFillMaskWithin(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		budget := need + 40
 		rng := rand.New(rand.NewPCG(1, 2))
 		dst := make([]uint64, ti.MaskWords())
-		var path []TokenID
-		for left := budget; left > 0; left-- {
-			if _, err := m.FillMaskWithin(dst, left); err != nil {
+		path := budgetPath(b, m, ti, dst, need+40, func(ids []TokenID) TokenID { return ids[rng.IntN(len(ids))] })
+		benchPath(b, tc.name+"/", compile, path, []maskMode{
+			{"FillMask", func(m *Matcher, _ int) error { return m.FillMask(dst) }},
+			{"Within-large", func(m *Matcher, _ int) error { _, err := m.FillMaskWithin(dst, 1<<20); return err }},
+			{"Within-closing", func(m *Matcher, left int) error { _, err := m.FillMaskWithin(dst, left); return err }},
+		})
+	}
+}
+
+// maskMode is one way of filling the mask at each step of a path; left is
+// the steps still to go, this one included.
+type maskMode struct {
+	name string
+	mask func(m *Matcher, left int) error
+}
+
+// budgetPath steps m with FillMaskWithin(dst, left) from budget down,
+// taking pick's token among the allowed ones, until EOS or the budget: a
+// path that ends accepting within its own length as the budget.
+func budgetPath(b *testing.B, m *Matcher, ti *TokenIndex, dst []uint64, budget int, pick func([]TokenID) TokenID) []TokenID {
+	var path []TokenID
+	for left := budget; left > 0; left-- {
+		if _, err := m.FillMaskWithin(dst, left); err != nil {
+			b.Fatal(err)
+		}
+		tok := pick(tokAllowedIDs(dst))
+		if ti.IsEOS(tok) {
+			break
+		}
+		if err := m.Accept(tok); err != nil {
+			b.Fatal(err)
+		}
+		path = append(path, tok)
+	}
+	return path
+}
+
+// benchPath walks path with each mode's masks, on a fresh constraint each
+// time (cold: every state's mask, successors and distances are computed)
+// and on a used one (warm), and reports the time per step.
+func benchPath(b *testing.B, prefix string, compile func() *Constraint, path []TokenID, modes []maskMode) {
+	walk := func(b *testing.B, c *Constraint, mask func(*Matcher, int) error) {
+		m := c.NewMatcher()
+		for i, tok := range path {
+			if err := mask(m, len(path)-i); err != nil {
 				b.Fatal(err)
-			}
-			ids := tokAllowedIDs(dst)
-			tok := ids[rng.IntN(len(ids))]
-			if ti.IsEOS(tok) {
-				break
 			}
 			if err := m.Accept(tok); err != nil {
 				b.Fatal(err)
 			}
-			path = append(path, tok)
 		}
-		modes := []struct {
-			name string
-			mask func(m *Matcher, left int) error
-		}{
-			{"FillMask", func(m *Matcher, _ int) error { return m.FillMask(dst) }},
-			{"Within-large", func(m *Matcher, _ int) error { _, err := m.FillMaskWithin(dst, 1<<20); return err }},
-			{"Within-closing", func(m *Matcher, left int) error { _, err := m.FillMaskWithin(dst, left); return err }},
-		}
-		walk := func(b *testing.B, c *Constraint, mask func(*Matcher, int) error) {
-			m := c.NewMatcher()
-			for i, tok := range path {
-				if err := mask(m, len(path)-i); err != nil {
-					b.Fatal(err)
-				}
-				if err := m.Accept(tok); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-		for _, md := range modes {
-			b.Run(tc.name+"/cold/"+md.name, func(b *testing.B) {
-				for b.Loop() {
-					b.StopTimer()
-					c := compile()
-					b.StartTimer()
-					walk(b, c, md.mask)
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(path)), "ns/step")
-			})
-			b.Run(tc.name+"/warm/"+md.name, func(b *testing.B) {
+	}
+	for _, md := range modes {
+		b.Run(prefix+"cold/"+md.name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
 				c := compile()
+				b.StartTimer()
 				walk(b, c, md.mask)
-				for b.Loop() {
-					walk(b, c, md.mask)
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(path)), "ns/step")
-			})
-		}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(path)), "ns/step")
+		})
+		b.Run(prefix+"warm/"+md.name, func(b *testing.B) {
+			c := compile()
+			walk(b, c, md.mask)
+			for b.Loop() {
+				walk(b, c, md.mask)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(path)), "ns/step")
+		})
 	}
 }
 
@@ -117,61 +133,14 @@ func BenchmarkUpperFallback(b *testing.B) {
 	// A path that ends accepting within its own length as the budget.
 	const budget = 60
 	c := compile()
-	m := c.NewMatcher()
 	am := &agentModel{ti: ti, rng: rand.New(rand.NewPCG(3, 4)), script: agentScripts[4]}
 	dst := make([]uint64, ti.MaskWords())
-	var path []TokenID
-	for left := budget; left > 0; left-- {
-		if _, err := m.FillMaskWithin(dst, left); err != nil {
-			b.Fatal(err)
-		}
-		tok := am.pick(tokAllowedIDs(dst))
-		if ti.IsEOS(tok) {
-			break
-		}
-		if err := m.Accept(tok); err != nil {
-			b.Fatal(err)
-		}
-		path = append(path, tok)
-	}
-	modes := []struct {
-		name string
-		mask func(m *Matcher, left int) error
-	}{
+	path := budgetPath(b, c.NewMatcher(), ti, dst, budget, am.pick)
+	benchPath(b, "", compile, path, []maskMode{
 		{"FillMask", func(m *Matcher, _ int) error { return m.FillMask(dst) }},
 		{"Within-19000", func(m *Matcher, left int) error { _, err := m.FillMaskWithin(dst, 19000-len(path)+left); return err }},
 		{"Within-closing", func(m *Matcher, left int) error { _, err := m.FillMaskWithin(dst, left); return err }},
-	}
-	walk := func(b *testing.B, c *Constraint, mask func(*Matcher, int) error) {
-		m := c.NewMatcher()
-		for i, tok := range path {
-			if err := mask(m, len(path)-i); err != nil {
-				b.Fatal(err)
-			}
-			if err := m.Accept(tok); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	for _, md := range modes {
-		b.Run("cold/"+md.name, func(b *testing.B) {
-			for b.Loop() {
-				b.StopTimer()
-				c := compile()
-				b.StartTimer()
-				walk(b, c, md.mask)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(path)), "ns/step")
-		})
-		b.Run("warm/"+md.name, func(b *testing.B) {
-			c := compile()
-			walk(b, c, md.mask)
-			for b.Loop() {
-				walk(b, c, md.mask)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(path)), "ns/step")
-		})
-	}
+	})
 	b.Run("pass", func(b *testing.B) {
 		cl := c.closer()
 		cl.mu.Lock()
