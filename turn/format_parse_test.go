@@ -48,14 +48,7 @@ func splitParse(t testing.TB, f Format, isSpecial func(string) bool, kinds param
 }
 
 func TestFormatParserSteps(t *testing.T) {
-	type step struct {
-		in   string
-		want []Event
-	}
-	c := func(s string) Event { return Event{Kind: EventContent, Text: s} }
-	start := func(i int, n string) Event { return Event{Kind: EventCallStart, Index: i, Name: n} }
-	args := func(i int, s string) Event { return Event{Kind: EventCallArgs, Index: i, Text: s} }
-	end := func(i int) Event { return Event{Kind: EventCallEnd, Index: i} }
+	c, start, args, end := evText, evStart, evArgs, evEnd
 	tests := []struct {
 		name   string
 		format Format
@@ -109,15 +102,7 @@ func TestFormatParserSteps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newTestParser(t, tt.format, nil, tt.kinds)
-			for i, s := range tt.steps {
-				if got := p.Feed(s.in); !reflect.DeepEqual(got, s.want) {
-					t.Errorf("step %d: Feed(%q) = %+v, want %+v", i, s.in, got, s.want)
-				}
-			}
-			if got := p.Close(); !reflect.DeepEqual(got, tt.close) {
-				t.Errorf("Close() = %+v, want %+v", got, tt.close)
-			}
+			feedSteps(t, newTestParser(t, tt.format, nil, tt.kinds), tt.steps, tt.close)
 		})
 	}
 }

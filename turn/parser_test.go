@@ -6,15 +6,35 @@ import (
 	"testing"
 )
 
-func TestParserSteps(t *testing.T) {
-	type step struct {
-		in   string
-		want []Event
+// step is one Feed of a parser table and the events it must give.
+type step struct {
+	in   string
+	want []Event
+}
+
+// The events of the parser tables.
+func evText(s string) Event         { return Event{Kind: EventContent, Text: s} }
+func evStart(i int, n string) Event { return Event{Kind: EventCallStart, Index: i, Name: n} }
+func evArgs(i int, s string) Event  { return Event{Kind: EventCallArgs, Index: i, Text: s} }
+func evEnd(i int) Event             { return Event{Kind: EventCallEnd, Index: i} }
+func evReasoning(s string) Event    { return Event{Kind: EventReasoning, Text: s} }
+
+// feedSteps feeds p the steps and checks the events of every Feed and of
+// the Close.
+func feedSteps(t *testing.T, p *Parser, steps []step, close []Event) {
+	t.Helper()
+	for i, s := range steps {
+		if got := p.Feed(s.in); !reflect.DeepEqual(got, s.want) {
+			t.Errorf("step %d: Feed(%q) = %+v, want %+v", i, s.in, got, s.want)
+		}
 	}
-	c := func(s string) Event { return Event{Kind: EventContent, Text: s} }
-	start := func(i int, n string) Event { return Event{Kind: EventCallStart, Index: i, Name: n} }
-	args := func(i int, s string) Event { return Event{Kind: EventCallArgs, Index: i, Text: s} }
-	end := func(i int) Event { return Event{Kind: EventCallEnd, Index: i} }
+	if got := p.Close(); !reflect.DeepEqual(got, close) {
+		t.Errorf("Close() = %+v, want %+v", got, close)
+	}
+}
+
+func TestParserSteps(t *testing.T) {
+	c, start, args, end := evText, evStart, evArgs, evEnd
 	tests := []struct {
 		name   string
 		format Format
@@ -77,14 +97,7 @@ func TestParserSteps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i, s := range tt.steps {
-				if got := p.Feed(s.in); !reflect.DeepEqual(got, s.want) {
-					t.Errorf("step %d: Feed(%q) = %+v, want %+v", i, s.in, got, s.want)
-				}
-			}
-			if got := p.Close(); !reflect.DeepEqual(got, tt.close) {
-				t.Errorf("Close() = %+v, want %+v", got, tt.close)
-			}
+			feedSteps(t, p, tt.steps, tt.close)
 		})
 	}
 }

@@ -248,12 +248,7 @@ func thinkParser(s specOpts) *Parser {
 }
 
 func TestReasoningParserSteps(t *testing.T) {
-	type step struct {
-		in   string
-		want []Event
-	}
-	r := func(s string) Event { return Event{Kind: EventReasoning, Text: s} }
-	c := func(s string) Event { return Event{Kind: EventContent, Text: s} }
+	r, c := evReasoning, evText
 	tests := []struct {
 		name  string
 		spec  specOpts
@@ -295,15 +290,7 @@ func TestReasoningParserSteps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := thinkParser(tt.spec)
-			for i, st := range tt.steps {
-				if got := p.Feed(st.in); !reflect.DeepEqual(got, st.want) {
-					t.Fatalf("step %d: Feed(%q) = %+v, want %+v", i, st.in, got, st.want)
-				}
-			}
-			if got := p.Close(); !reflect.DeepEqual(got, tt.close) {
-				t.Errorf("Close() = %+v, want %+v", got, tt.close)
-			}
+			feedSteps(t, thinkParser(tt.spec), tt.steps, tt.close)
 		})
 	}
 }
