@@ -141,8 +141,14 @@ type Message struct {
 	Finish *Finish
 }
 
-// Add folds e into m.
-func (m *Message) Add(e Event) {
+// Add folds events into m, in order.
+func (m *Message) Add(events ...Event) {
+	for _, e := range events {
+		m.add(e)
+	}
+}
+
+func (m *Message) add(e Event) {
 	switch e.Kind {
 	case EventContent:
 		m.content.WriteString(e.Text)
@@ -171,8 +177,6 @@ func (m *Message) Reasoning() string { return m.reasoning.String() }
 // Merge folds a sequence of events into content and complete calls.
 func Merge(events []Event) (content string, calls []Call) {
 	var m Message
-	for _, e := range events {
-		m.Add(e)
-	}
+	m.Add(events...)
 	return m.Content(), m.Calls
 }

@@ -67,9 +67,7 @@ func TestFormatMatrix(t *testing.T) {
 					if !ok {
 						break
 					}
-					for _, e := range step.Events {
-						msgs[step.Choice].Add(e)
-					}
+					msgs[step.Choice].Add(step.Events...)
 				}
 				st.Close()
 				for i, m := range msgs {

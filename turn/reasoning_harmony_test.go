@@ -303,13 +303,9 @@ func TestHarmonyBudget(t *testing.T) {
 				t.Fatal(err)
 			}
 			text.Write(det(tok))
-			for _, e := range p.Feed(string(det(tok))) {
-				m.Add(e)
-			}
+			m.Add(p.Feed(string(det(tok)))...)
 		}
-		for _, e := range p.Close() {
-			m.Add(e)
-		}
+		m.Add(p.Close()...)
 		if !g.IsAccepting() {
 			t.Fatalf("budget %d: not complete: %q", tc.budget, text.String())
 		}
@@ -422,9 +418,7 @@ func TestGenerateHarmony(t *testing.T) {
 		}
 		msgs := make([]Message, n)
 		for s, ok := st.Next(); ok; s, ok = st.Next() {
-			for _, e := range s.Events {
-				msgs[s.Choice].Add(e)
-			}
+			msgs[s.Choice].Add(s.Events...)
 		}
 		for i := range msgs {
 			m := &msgs[i]
@@ -544,13 +538,9 @@ func TestHarmonyQwen3Vocab(t *testing.T) {
 				t.Fatal(err)
 			}
 			text.Write(det(tok))
-			for _, e := range p.Feed(string(det(tok))) {
-				m.Add(e)
-			}
+			m.Add(p.Feed(string(det(tok)))...)
 		}
-		for _, e := range p.Close() {
-			m.Add(e)
-		}
+		m.Add(p.Close()...)
 		if !g.IsAccepting() {
 			t.Fatalf("budget %d: not complete: %q", tc.budget, text.String())
 		}

@@ -105,13 +105,9 @@ func TestReasoningQwen3(t *testing.T) {
 				t.Fatal(err)
 			}
 			text.WriteString(v.Text(tok))
-			for _, e := range p.Feed(v.Text(tok)) {
-				m.Add(e)
-			}
+			m.Add(p.Feed(v.Text(tok))...)
 		}
-		for _, e := range p.Close() {
-			m.Add(e)
-		}
+		m.Add(p.Close()...)
 		if !g.IsAccepting() {
 			t.Fatalf("budget %d: output not complete: reasoning %q content %q", tc.budget, m.Reasoning(), m.Content())
 		}

@@ -301,14 +301,10 @@ func thinkSplit(s specOpts, text string, cuts []int) (reasoning, content string,
 	var m Message
 	prev := 0
 	for _, c := range append(cuts, len(text)) {
-		for _, e := range p.Feed(text[prev:c]) {
-			m.Add(e)
-		}
+		m.Add(p.Feed(text[prev:c])...)
 		prev = c
 	}
-	for _, e := range p.Close() {
-		m.Add(e)
-	}
+	m.Add(p.Close()...)
 	return m.Reasoning(), m.Content(), m.Calls
 }
 
@@ -576,13 +572,9 @@ func TestReasoningBudget(t *testing.T) {
 					if i+1 < len(starts) {
 						end = starts[i+1]
 					}
-					for _, e := range p.Feed(string(out[s:end])) {
-						m.Add(e)
-					}
+					m.Add(p.Feed(string(out[s:end]))...)
 				}
-				for _, e := range p.Close() {
-					m.Add(e)
-				}
+				m.Add(p.Close()...)
 				inst, err := jsonschema.UnmarshalJSON(strings.NewReader(m.Content()))
 				if err != nil {
 					t.Fatalf("content %q of %q is not JSON: %v", m.Content(), out, err)
@@ -681,13 +673,9 @@ func TestReasoningCleansSpecials(t *testing.T) {
 	p := tn.NewParser()
 	var m Message
 	for _, piece := range []string{"\xff<think>", "hi ", "\xff</think>", "ok"} {
-		for _, e := range p.Feed(piece) {
-			m.Add(e)
-		}
+		m.Add(p.Feed(piece)...)
 	}
-	for _, e := range p.Close() {
-		m.Add(e)
-	}
+	m.Add(p.Close()...)
 	if m.Content() != "hi ok" || m.Reasoning() != "" {
 		t.Errorf("content %q reasoning %q, want %q and none", m.Content(), m.Reasoning(), "hi ok")
 	}

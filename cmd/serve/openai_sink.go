@@ -169,9 +169,7 @@ func (ms *messages) open(n int) {
 }
 
 func (ms *messages) step(st turn.Step) {
-	for _, e := range st.Events {
-		ms.msgs[st.Choice].Add(e)
-	}
+	ms.msgs[st.Choice].Add(st.Events...)
 	ms.logprobs[st.Choice] = append(ms.logprobs[st.Choice], toLogprobs(st.Logprobs)...)
 }
 
