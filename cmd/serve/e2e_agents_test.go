@@ -82,12 +82,23 @@ func validateCall(t *testing.T, schemas map[string]*jsonschema.Schema, i int, na
 	validate(t, sch, args)
 }
 
-func TestE2EMessagesRandom(t *testing.T) {
-	for _, tc := range []struct {
+// e2eAgentServers are the servers the agent APIs' random tests run
+// against: the demo model with its hermes template, with Llama 3.1's
+// template (llama3_json calls), and with a thinking template under a
+// reasoning budget of 24 tokens.
+func e2eAgentServers(t *testing.T) []struct {
+	name string
+	args []string
+} {
+	return []struct {
 		name string
 		args []string
 	}{{"hermes", nil}, {"llama3_json", []string{"--chat-template", writeTemplate(t, llama31Template)}},
-		{"think", []string{"--chat-template", writeTemplate(t, thinkTemplate), "--reasoning-budget", "24"}}} {
+		{"think", []string{"--chat-template", writeTemplate(t, thinkTemplate), "--reasoning-budget", "24"}}}
+}
+
+func TestE2EMessagesRandom(t *testing.T) {
+	for _, tc := range e2eAgentServers(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startE2E(t, tc.args...)
 			cl := anthropic.NewClient(aoption.WithBaseURL(s.url), aoption.WithAPIKey("unused"), aoption.WithMaxRetries(0))
@@ -147,11 +158,7 @@ func TestE2EMessagesRandom(t *testing.T) {
 }
 
 func TestE2EResponsesRandom(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		args []string
-	}{{"hermes", nil}, {"llama3_json", []string{"--chat-template", writeTemplate(t, llama31Template)}},
-		{"think", []string{"--chat-template", writeTemplate(t, thinkTemplate), "--reasoning-budget", "24"}}} {
+	for _, tc := range e2eAgentServers(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startE2E(t, tc.args...)
 			cl := s.client

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"conform/templates"
 	"conform/turn"
 )
@@ -40,6 +42,28 @@ const cityParams = `{"type":"object","properties":{"city":{"type":"string","maxL
 
 func cityFormat() map[string]any {
 	return map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "city", "strict": true, "schema": json.RawMessage(cityParams)}}
+}
+
+// cityChat posts a chat request for cityFormat's JSON with seed and the
+// extra fields, and checks that the content validates against sch. ok is
+// false when max_tokens cut the answer before any content.
+func cityChat(t *testing.T, ts *testServer, sch *jsonschema.Schema, seed int, extra map[string]any) (r ChatResponse, out []byte, ok bool) {
+	t.Helper()
+	body := chatBody(map[string]any{"response_format": cityFormat(), "seed": seed, "max_tokens": 200})
+	for k, v := range extra {
+		body[k] = v
+	}
+	resp, out := ts.post(t, "/v1/chat/completions", body)
+	r = decodeChat(t, resp.StatusCode, out)
+	msg := r.Choices[0].Message
+	if r.Choices[0].FinishReason == "length" && msg.Content == nil {
+		return r, out, false
+	}
+	if msg.Content == nil {
+		t.Fatalf("seed %d: no content: %s", seed, out)
+	}
+	validate(t, sch, *msg.Content)
+	return r, out, true
 }
 
 // TestChatReasoning: reasoning_content comes with the answer when the
@@ -80,20 +104,11 @@ func TestChatReasoning(t *testing.T) {
 				ts.model.Reasoning = turn.ReasoningNone
 			}
 			for seed := 0; seed < 4; seed++ {
-				body := chatBody(map[string]any{"response_format": cityFormat(), "seed": seed, "max_tokens": 200})
-				for k, v := range tt.extra {
-					body[k] = v
-				}
-				resp, out := ts.post(t, "/v1/chat/completions", body)
-				r := decodeChat(t, resp.StatusCode, out)
-				msg := r.Choices[0].Message
-				if r.Choices[0].FinishReason == "length" && msg.Content == nil {
+				r, out, ok := cityChat(t, ts, sch, seed, tt.extra)
+				if !ok {
 					continue
 				}
-				if msg.Content == nil {
-					t.Fatalf("no content: %s", out)
-				}
-				validate(t, sch, *msg.Content)
+				msg := r.Choices[0].Message
 				reas := 0
 				if d := r.Usage.CompletionTokensDetails; d != nil {
 					reas = d.ReasoningTokens
