@@ -96,14 +96,7 @@ func TestExplainGolden(t *testing.T) {
 			for k, v := range tt.body {
 				body[k] = v
 			}
-			resp, out := ts.post(t, "/v1/conform/explain", body)
-			if resp.StatusCode != 200 {
-				t.Fatalf("status %d: %s", resp.StatusCode, out)
-			}
-			var r ExplainResponse
-			if err := json.Unmarshal(out, &r); err != nil {
-				t.Fatal(err)
-			}
+			r, out := postExplain(t, ts, body)
 			if tt.check != nil {
 				if r.Shortest == nil || len(r.Samples) == 0 {
 					t.Fatalf("no outputs: %s", out)
@@ -176,14 +169,7 @@ func TestExplainCache(t *testing.T) {
 	body := map[string]any{"model": "fake", "response_format": jsonSchemaFormat(explainEnum, false), "samples": 0}
 	var caches []string
 	for range 2 {
-		resp, out := ts.post(t, "/v1/conform/explain", body)
-		if resp.StatusCode != 200 {
-			t.Fatalf("status %d: %s", resp.StatusCode, out)
-		}
-		var r ExplainResponse
-		if err := json.Unmarshal(out, &r); err != nil {
-			t.Fatal(err)
-		}
+		r, _ := postExplain(t, ts, body)
 		if len(r.Samples) != 0 {
 			t.Errorf("samples: 0 drew %d", len(r.Samples))
 		}
@@ -310,14 +296,7 @@ func FuzzExplainRequest(f *testing.F) {
 func TestExplainFreeText(t *testing.T) {
 	ts := newTestServer(t, Config{}, "")
 	for _, body := range []string{`{}`, `{"model":"fake","response_format":{"type":"text"},"tool_choice":"none"}`} {
-		resp, out := ts.post(t, "/v1/conform/explain", body)
-		if resp.StatusCode != 200 {
-			t.Fatalf("%s: status %d: %s", body, resp.StatusCode, out)
-		}
-		var r ExplainResponse
-		if err := json.Unmarshal(out, &r); err != nil {
-			t.Fatal(err)
-		}
+		r, out := postExplain(t, ts, body)
 		if r.Constrained || r.Sizes != nil || r.Shortest != nil || len(r.Samples) != 0 || len(r.Schemas) != 0 || r.Model != "fake" {
 			t.Errorf("%s: %s", body, out)
 		}
@@ -333,4 +312,19 @@ func TestExplainAuth(t *testing.T) {
 	if resp, out := ts.post(t, "/v1/conform/explain", `{}`, "Authorization", "Bearer k"); resp.StatusCode != 200 {
 		t.Errorf("with the key: status %d: %s", resp.StatusCode, out)
 	}
+}
+
+// postExplain posts body to the explain endpoint and decodes its 200
+// answer.
+func postExplain(t *testing.T, ts *testServer, body any) (ExplainResponse, []byte) {
+	t.Helper()
+	resp, out := ts.post(t, "/v1/conform/explain", body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("explain %v: status %d: %s", body, resp.StatusCode, out)
+	}
+	var r ExplainResponse
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("explain: %v: %s", err, out)
+	}
+	return r, out
 }

@@ -196,11 +196,7 @@ func TestPlaygroundExamples(t *testing.T) {
 				tool = "answer"
 			}
 			c := playgroundConstraint(mode, tool, ex.Schema)
-			resp, body := ts.post(t, "/v1/conform/explain", c)
-			var er ExplainResponse
-			if err := json.Unmarshal(body, &er); err != nil || resp.StatusCode != 200 {
-				t.Fatalf("%s/%s: explain %d %s", name, mode, resp.StatusCode, body)
-			}
+			er, body := postExplain(t, ts, c)
 			if er.Error != nil || len(er.Schemas) != 1 || er.Shortest == nil {
 				t.Errorf("%s/%s: explain = %s, want a compiled schema", name, mode, body)
 				continue
@@ -213,7 +209,7 @@ func TestPlaygroundExamples(t *testing.T) {
 			req := chatBody(c)
 			req["messages"] = []any{map[string]any{"role": "user", "content": ex.Prompt}}
 			req["max_tokens"] = 128
-			resp, body = ts.post(t, "/v1/chat/completions", req)
+			resp, body := ts.post(t, "/v1/chat/completions", req)
 			r := decodeChat(t, resp.StatusCode, body)
 			msg := r.Choices[0].Message
 			switch {
