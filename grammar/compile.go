@@ -259,9 +259,15 @@ func (c *compiler) emitGroup(r *ir) (*fsm.Node, error) {
 		}
 	}
 emit:
+	return altOf(subs, c.emitIR)
+}
+
+// altOf is the union of each branch's language under emit (the JSON or
+// the raw-text one).
+func altOf(subs []*ir, emit func(*ir) (*fsm.Node, error)) (*fsm.Node, error) {
 	alts := make([]*fsm.Node, 0, len(subs))
 	for _, s := range subs {
-		n, err := c.emitIR(s)
+		n, err := emit(s)
 		if err != nil {
 			return nil, err
 		}

@@ -154,15 +154,7 @@ func (c *compiler) rawIR(r *ir) (*fsm.Node, error) {
 			}
 		}
 	}
-	alts := make([]*fsm.Node, 0, len(subs))
-	for _, s := range subs {
-		n, err := c.rawIR(s)
-		if err != nil {
-			return nil, err
-		}
-		alts = append(alts, n)
-	}
-	return fsm.Alt(alts...), nil
+	return altOf(subs, c.rawIR)
 }
 
 // rawLeaf is the raw-text language of a record with no anyOf/oneOf left:
