@@ -35,16 +35,7 @@ func newTestParser(t testing.TB, f Format, isSpecial func(string) bool, kinds pa
 
 // splitParse feeds text cut at cuts and merges the events.
 func splitParse(t testing.TB, f Format, isSpecial func(string) bool, kinds paramKinds, text string, cuts []int) (string, []Call) {
-	p := newTestParser(t, f, isSpecial, kinds)
-	var ev []Event
-	prev := 0
-	for _, c := range cuts {
-		ev = append(ev, p.Feed(text[prev:c])...)
-		prev = c
-	}
-	ev = append(ev, p.Feed(text[prev:])...)
-	ev = append(ev, p.Close()...)
-	return Merge(ev)
+	return feedCut(newTestParser(t, f, isSpecial, kinds), text, cuts)
 }
 
 func TestFormatParserSteps(t *testing.T) {

@@ -105,6 +105,11 @@ func TestParserSteps(t *testing.T) {
 // parseSplit feeds text cut at the given points and merges the events.
 func parseSplit(f Format, text string, cuts []int) (string, []Call) {
 	p, _ := NewParser(f, specials)
+	return feedCut(p, text, cuts)
+}
+
+// feedCut feeds p text cut at cuts, closes it and merges the events.
+func feedCut(p *Parser, text string, cuts []int) (string, []Call) {
 	var ev []Event
 	prev := 0
 	for _, c := range cuts {
