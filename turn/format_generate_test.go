@@ -50,15 +50,7 @@ func TestGenerateFormats(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				msgs := make([]Message, 4)
-				for {
-					step, ok := st.Next()
-					if !ok {
-						break
-					}
-					msgs[step.Choice].Add(step.Events...)
-				}
-				st.Close()
+				msgs := drain(st, 4)
 				for i, m := range msgs {
 					if m.Finish == nil || m.Finish.Err != nil {
 						t.Fatalf("mode %d choice %d: finish %+v", mode, i, m.Finish)

@@ -61,15 +61,7 @@ func TestFormatMatrix(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s %s: %v", f, md.name, err)
 				}
-				msgs := make([]Message, n)
-				for {
-					step, ok := st.Next()
-					if !ok {
-						break
-					}
-					msgs[step.Choice].Add(step.Events...)
-				}
-				st.Close()
+				msgs := drain(st, n)
 				for i, m := range msgs {
 					cell.choices++
 					if m.Finish == nil || m.Finish.Err != nil {

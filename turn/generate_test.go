@@ -295,3 +295,14 @@ func TestGenerateCancelAndPanic(t *testing.T) {
 	}
 	waitReleased(t, adm)
 }
+
+// drain reads st to its end, closes it, and folds each of its n choices'
+// events into a message.
+func drain(st *Stream, n int) []Message {
+	msgs := make([]Message, n)
+	for step, ok := st.Next(); ok; step, ok = st.Next() {
+		msgs[step.Choice].Add(step.Events...)
+	}
+	st.Close()
+	return msgs
+}

@@ -416,10 +416,7 @@ func TestGenerateHarmony(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		msgs := make([]Message, n)
-		for s, ok := st.Next(); ok; s, ok = st.Next() {
-			msgs[s.Choice].Add(s.Events...)
-		}
+		msgs := drain(st, n)
 		for i := range msgs {
 			m := &msgs[i]
 			if m.Finish == nil || m.Finish.Err != nil {
