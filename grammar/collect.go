@@ -12,7 +12,7 @@ import (
 // passing through any structure (a cycle of those is an error).
 func (c *compiler) collect(s sref, seen map[string]bool) (*ir, error) {
 	r := newIR(s.ptr)
-	v := s.v
+	v := refOnly(s.v, c.refAlone)
 	switch v.k {
 	case kBool:
 		if !v.b {

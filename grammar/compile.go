@@ -38,6 +38,7 @@ type compiler struct {
 	colon       *fsm.Node // ws ":" ws
 	orc         *oracle   // the reference validator for finite domains (built on first use)
 	orcFailed   bool      // the document cannot be handled by the reference validator
+	refAlone    bool      // drafts 3–7: a $ref makes its siblings ignored (refAlone)
 }
 
 // CompileSchema compiles a JSON Schema (draft 2020-12, with the draft-04/06/07
@@ -81,6 +82,7 @@ func newCompiler(opts Options, root *value) *compiler {
 		memo:    map[string]*fsm.Node{},
 		anyMemo: map[int]*fsm.Node{},
 	}
+	c.refAlone = refOverridesSiblings(root)
 	if opts.Whitespace == Compact {
 		c.ws = fsm.Empty()
 	} else {

@@ -10,6 +10,8 @@
 //	    or through the root's $id rewritten as JSON Pointers (refs.go)
 //	  → per schema node, a merged constraint record (the "IR"): $ref and
 //	    allOf are merged into it, anyOf/oneOf become alternative records
+//	    (in a document declaring drafts 3 to 7, an object with $ref is the
+//	    reference alone: its siblings are ignored, as those drafts say)
 //	  → an fsm.Node built with the fsm constructors: objects with linear
 //	    optional-property continuations, arrays, JSON strings (every legal
 //	    encoding of every accepted character), exact numeric ranges

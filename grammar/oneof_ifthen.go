@@ -241,6 +241,7 @@ func negateIn(root, cond *value, depth int, keys *[]string, under bool) (*value,
 	if cond.k != kObject {
 		return nil, false
 	}
+	cond = refOnly(cond, refOverridesSiblings(root))
 	var alts []*value
 	family := func(t string, kv ...any) *value {
 		return object(append([]any{"type", str(t)}, kv...)...)

@@ -150,3 +150,28 @@ func localRef(ref string, base *url.URL, anchors map[string]string) (string, boo
 	// resolvePointer unescapes %XX before reading the pointer.
 	return "#" + strings.ReplaceAll(p, "%", "%25"), true
 }
+
+// refOverridesSiblings reports whether the document declares a draft from
+// 3 to 7, where an object with "$ref" is the reference alone: "All other
+// properties in a "$ref" object MUST be ignored" (draft-07 Core §8.3; the
+// siblings apply from 2019-09 on, and in documents that declare no draft,
+// which this package reads as 2020-12).
+func refOverridesSiblings(root *value) bool {
+	s := root.get("$schema")
+	return s != nil && s.k == kString && strings.Contains(s.str, "json-schema.org/draft-0")
+}
+
+// refOnly returns the schema object that stands for v where siblings of
+// "$ref" are ignored (alone): v itself, or v reduced to its "$ref" member.
+// Definitions beside the $ref stay reachable, since JSON Pointers resolve
+// against the document, not against this view.
+func refOnly(v *value, alone bool) *value {
+	if !alone || v.k != kObject {
+		return v
+	}
+	r := v.get("$ref")
+	if r == nil || r.k != kString || len(v.keys) == 1 {
+		return v
+	}
+	return object("$ref", r)
+}

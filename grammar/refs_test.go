@@ -28,6 +28,16 @@ var refTests = []langTest{
 		[]string{`[1,2]`}, []string{`["a"]`}},
 	{"anchor-in-enum-is-data", `{"$defs":{"a":{"$anchor":"real","type":"string"}},"enum":[{"$anchor":"real"}, "x", 1],"$ref":"#real"}`,
 		[]string{`"x"`}, []string{`1`, `{"$anchor":"real"}`}},
+	// Drafts 3–7: the siblings of $ref are ignored; from 2019-09 on (and
+	// without $schema) they apply.
+	{"draft4-ref-siblings-ignored", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"s":{"type":"string","$ref":"#/d"}},"additionalProperties":false,"d":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}}`,
+		[]string{`{"s":{"n":1}}`, `{}`}, []string{`{"s":"x"}`, `{"s":{}}`}},
+	{"draft7-root-ref-beside-definitions", `{"$schema":"http://json-schema.org/draft-07/schema#","$ref":"#/definitions/a","type":"string","definitions":{"a":{"type":"array","items":{"type":"boolean"}}}}`,
+		[]string{`[]`, `[true]`}, []string{`"x"`, `[1]`}},
+	{"draft7-not-of-ref-siblings", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","not":{"$ref":"#/definitions/r","required":["b"]},"definitions":{"r":{"required":["a"]}}}`,
+		[]string{`{}`, `{"b":1}`}, []string{`{"a":1}`, `{"a":1,"b":2}`}},
+	{"2020-ref-siblings-apply", `{"$defs":{"a":{"type":"integer"}},"$ref":"#/$defs/a","minimum":3}`,
+		[]string{`3`, `7`}, []string{`2`, `"x"`}},
 }
 
 func TestNamedRefs(t *testing.T) { checkLangTests(t, refTests) }
