@@ -335,6 +335,9 @@ func (c *compiler) collect(s sref, seen map[string]bool) (*ir, error) {
 			r.propNamesBlocked = true
 			r.propNames = append(r.propNames, sref{x, p})
 		case "if", "then", "else":
+			if !c.conds {
+				continue // not a keyword before draft 7
+			}
 			if k == "if" && v.get("then") == nil && v.get("else") == nil {
 				continue // if alone asserts nothing
 			}

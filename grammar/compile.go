@@ -39,6 +39,7 @@ type compiler struct {
 	orc         *oracle   // the reference validator for finite domains (built on first use)
 	orcFailed   bool      // the document cannot be handled by the reference validator
 	refAlone    bool      // drafts 3–7: a $ref makes its siblings ignored (refAlone)
+	conds       bool      // if/then/else are keywords (not in drafts 3, 4, 6: condKeywords)
 }
 
 // CompileSchema compiles a JSON Schema (draft 2020-12, with the draft-04/06/07
@@ -83,6 +84,7 @@ func newCompiler(opts Options, root *value) *compiler {
 		anyMemo: map[int]*fsm.Node{},
 	}
 	c.refAlone = refOverridesSiblings(root)
+	c.conds = condKeywords(root)
 	if opts.Whitespace == Compact {
 		c.ws = fsm.Empty()
 	} else {

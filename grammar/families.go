@@ -347,6 +347,9 @@ func (c *compiler) valueNode(v *value) *fsm.Node {
 	case kBool:
 		return fsm.Lit(strconv.FormatBool(v.b))
 	case kNumber:
+		if short := shortestNumber(v); short != "" && short != v.num {
+			return fsm.Alt(fsm.Lit(v.num), fsm.Lit(short))
+		}
 		return fsm.Lit(v.num)
 	case kString:
 		return fsm.Lit(canonicalString(v.str))
@@ -375,6 +378,36 @@ func (c *compiler) valueNode(v *value) *fsm.Node {
 		}
 		return fsm.Cat(append(parts, fsm.Lit("}"))...)
 	}
+}
+
+// shortestNumber returns the shortest plain spelling of the number v (no
+// exponent, no trailing fraction zeros: "2" for 2.0 and 2e0, "0.25" for
+// 25e-2), or "" when it has none within the digit bound. JSON Schema
+// compares numbers by value, so an enum or const written 2.0 is matched
+// by 2 as well; the shortest spelling of an integer is an integer
+// literal, which every draft's "integer" accepts.
+func shortestNumber(v *value) string {
+	q, ok := v.rat()
+	if !ok {
+		return ""
+	}
+	neg := q.Sign() < 0
+	ip, frac, ok := decimal(new(big.Rat).Abs(q))
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	b.WriteString(ip)
+	if len(frac) > 0 {
+		b.WriteByte('.')
+		for _, d := range frac {
+			b.WriteByte(byte('0' + d))
+		}
+	}
+	return b.String()
 }
 
 func typeOf(v *value) tset {
@@ -490,6 +523,9 @@ func (c *compiler) emitEnum(r *ir) (*fsm.Node, error) {
 				continue
 			}
 			scalars = append(scalars, v.num)
+			if short := shortestNumber(v); short != "" && short != v.num {
+				scalars = append(scalars, short)
+			}
 		case kNull:
 			scalars = append(scalars, "null")
 		case kBool:

@@ -18,8 +18,11 @@ var formatTests = []struct {
 	valid  []string
 	reject []string
 }{
+	{"uri",
+		[]string{"http://example.com/a?b#c", "file:///etc/hosts", "file:///path/to/file1.js", "x://h", "file:///"},
+		[]string{"file://", "/relative", "http//x", "file:// /x", "a b"}},
 	{"uri-reference",
-		[]string{"", "http://example.com/a?b#c", "//example.com:8080/x", "/a/b:c", "a/b", "a%20b", "?q=1", "#frag", "../up", "/", "a?x:y#z"},
+		[]string{"", "http://example.com/a?b#c", "//example.com:8080/x", "/a/b:c", "a/b", "a%20b", "?q=1", "#frag", "../up", "/", "a?x:y#z", "file:///etc/hosts"},
 		[]string{"a:b", ":x", "http://ex ample.com", "a b", "%zz", `a\b`, "http://[::1]/", // IP-literal: left out
 			"mailto:a@b"}}, // rootless URI: left out
 	{"iri",

@@ -15,6 +15,7 @@ import "conform/fsm"
 // IP-literal, and a relative reference either starts with "//" and an
 // authority, starts with "/" and a non-empty segment, or has no colon in
 // its first segment (RFC 3986 §4.2 path-noscheme; Go enforces the same).
+// An empty host is allowed before an absolute path ("file:///x").
 // Under-approximated: userinfo, IP-literals ([v6]), percent-encoded or
 // sub-delim characters in hosts, rootless URIs such as "mailto:a@b" and
 // "urn:x:y" (uri, iri), and "scheme:/path" without an authority.
@@ -55,10 +56,16 @@ var (
 	iriChars = newURISyntax(ucschar, iprivate)
 )
 
-// absolute is scheme "://" host [":" port] path-abempty [? query] [# fragment].
+// absolute is scheme "://" host [":" port] path-abempty [? query] [#
+// fragment], or scheme ":///" and an absolute path (an empty host, as in
+// "file:///etc/hosts").
 func (u uriSyntax) absolute() string {
-	return uriScheme + `://` + u.host + uriPort + u.pathAbempty() + u.tail()
+	return uriScheme + `://(?:` + u.host + uriPort + u.pathAbempty() + `|` + u.emptyHostPath() + `)` + u.tail()
 }
+
+// emptyHostPath is an empty authority followed by a non-empty absolute
+// path: "/" and segments.
+func (u uriSyntax) emptyHostPath() string { return `(?:/` + u.pchar + `*)+` }
 
 // reference is an absolute URI or a relative reference (RFC 3986 §4.1):
 // [[scheme ":"] "//" authority] path-abempty, path-absolute ("/" alone or
@@ -66,7 +73,7 @@ func (u uriSyntax) absolute() string {
 // query and fragment. The alternatives share one path and one tail, which
 // keeps the automaton about as small as uri's.
 func (u uriSyntax) reference() string {
-	return `(?:(?:(?:` + uriScheme + `:)?//` + u.host + uriPort + `|/` + u.pchar + `+|` + u.pcharN + `+)` + u.pathAbempty() + `|/)?` + u.tail()
+	return `(?:(?:(?:` + uriScheme + `:)?//` + u.host + uriPort + `|/` + u.pchar + `+|` + u.pcharN + `+)` + u.pathAbempty() + `|` + uriScheme + `://` + u.emptyHostPath() + `|/)?` + u.tail()
 }
 
 func (u uriSyntax) pathAbempty() string { return `(?:/` + u.pchar + `*)*` }

@@ -28,8 +28,8 @@ import (
 // An "if" with any other keyword ($ref, allOf, format, numeric bounds,
 // items...) is left alone, and collect refuses it as before. The rewritten
 // document is also what the finite-domain validator sees; the rewrite
-// keeps its meaning (under drafts before 7, where if is not a keyword, it
-// only makes the language smaller).
+// keeps its meaning. Documents of drafts 3, 4 and 6, where if/then/else
+// are not keywords, are not rewritten, and collect ignores the three.
 
 // rewriteConds rewrites the if/then/else of every schema position
 // reachable from root (through the schema keywords and local $refs).
@@ -37,6 +37,7 @@ func rewriteConds(root *value) {
 	if !hasKeyword(root, "if", 0) && !hasKeyword(root, "not", 0) {
 		return
 	}
+	conds := condKeywords(root)
 	// Subtrees a $ref points into are never removed: the reference would
 	// dangle.
 	targets := map[*value]bool{}
@@ -93,7 +94,9 @@ func rewriteConds(root *value) {
 				}
 			}
 		}
-		rewriteCond(root, v, targets)
+		if conds {
+			rewriteCond(root, v, targets)
+		}
 		rewriteNot(root, v, targets)
 	}
 	walk(root, 0)
@@ -421,6 +424,14 @@ func numberBeyond(root, x *value, lower, strict bool) *value {
 		return object("type", str("number"), key, x, "exclusive"+strings.ToUpper(key[:1])+key[1:], &value{k: kBool, b: true})
 	}
 	return object("type", str("number"), "exclusive"+strings.ToUpper(key[:1])+key[1:], x)
+}
+
+// condKeywords reports whether if/then/else are keywords of the document's
+// draft: not in drafts 3, 4 and 6, which predate them (there they are
+// unknown keywords, which validators ignore).
+func condKeywords(root *value) bool {
+	s := root.get("$schema")
+	return s == nil || s.k != kString || !(strings.Contains(s.str, "draft-03") || strings.Contains(s.str, "draft-04") || strings.Contains(s.str, "draft-06"))
 }
 
 // draft4 reports whether the document declares draft 4 (or 3), where

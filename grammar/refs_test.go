@@ -36,11 +36,29 @@ var refTests = []langTest{
 		[]string{`[]`, `[true]`}, []string{`"x"`, `[1]`}},
 	{"draft7-not-of-ref-siblings", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","not":{"$ref":"#/definitions/r","required":["b"]},"definitions":{"r":{"required":["a"]}}}`,
 		[]string{`{}`, `{"b":1}`}, []string{`{"a":1}`, `{"a":1,"b":2}`}},
+	// if/then/else are keywords from draft 7 on.
+	{"draft4-if-ignored", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","if":{"required":["a"]},"then":{"required":["b"]},"properties":{"a":{"type":"integer"}}}`,
+		[]string{`{"a":1}`, `{"a":1,"b":2}`, `{}`}, []string{`{"a":"x"}`}},
+	{"draft6-then-ignored", `{"$schema":"http://json-schema.org/draft-06/schema#","type":"array","items":{"then":{"type":"string"},"if":true}}`,
+		[]string{`[1,"a"]`}, []string{`{}`}},
+	{"draft7-if-applies", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","if":{"required":["a"]},"then":{"required":["b"]}}`,
+		[]string{`{"a":1,"b":2}`, `{}`}, []string{`{"a":1}`}},
 	{"2020-ref-siblings-apply", `{"$defs":{"a":{"type":"integer"}},"$ref":"#/$defs/a","minimum":3}`,
 		[]string{`3`, `7`}, []string{`2`, `"x"`}},
 }
 
 func TestNamedRefs(t *testing.T) { checkLangTests(t, refTests) }
+
+// numberValueTests: enum and const compare numbers by value, so each listed
+// number is matched as written and in its shortest plain spelling.
+var numberValueTests = []langTest{
+	{"enum-2.0", `{"enum":[2.0]}`, []string{`2.0`, `2`}, []string{`3`, `"2"`, `2.5`}},
+	{"const-exponent", `{"const":25e-2}`, []string{`25e-2`, `0.25`}, []string{`0.5`, `25`}},
+	{"integer-enum-float-spelling", `{"type":"integer","enum":[1.0,-3e0]}`, []string{`1`, `1.0`, `-3`}, []string{`3`, `1.5`}},
+	{"nested", `{"const":{"a":[1.50]}}`, []string{`{"a":[1.50]}`, `{"a":[1.5]}`}, []string{`{"a":[1.51]}`}},
+}
+
+func TestNumberValues(t *testing.T) { checkLangTests(t, numberValueTests) }
 
 // TestNamedRefsRefused: names that resolve to nothing, to two places, or
 // under an embedded resource stay bad-ref errors.
