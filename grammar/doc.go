@@ -76,7 +76,9 @@
 //     anyOf[p absent, p present and the dependency].
 //   - patternProperties: declared names take the schemas of the patterns
 //     they match; other keys matching exactly one pattern take its schema;
-//     keys matching several patterns are not produced.
+//     keys matching several patterns take all their schemas (each set of
+//     up to 6 overlapping patterns is its own key language; with more
+//     patterns such keys are not produced).
 //   - propertyNames: any string schema; every key language is intersected
 //     with it.
 //   - contains / minContains / maxContains (contains.go): each element is

@@ -21,3 +21,20 @@ var propertyNamesTests = []langTest{
 }
 
 func TestPropertyNames(t *testing.T) { checkLangTests(t, propertyNamesTests) }
+
+// patternOverlapTests: a key matching several patternProperties patterns
+// takes all their schemas.
+var patternOverlapTests = []langTest{
+	{"catch-all-and-name", `{"type":"object","patternProperties":{".*":{"type":"object","properties":{"enabled":{"type":"boolean"}}},"github":{"type":"object","properties":{"token":{"type":"string"}}}}}`,
+		[]string{`{"github":{"enabled":true,"token":"t"}}`, `{"x":{"enabled":false}}`, `{"mygithub2":{"token":"a"}}`},
+		[]string{`{"github":{"enabled":1}}`, `{"github":{"token":1}}`, `{"x":{"enabled":"y"}}`, `{"x":1}`}},
+	{"three-ranges", `{"type":"object","patternProperties":{"^a":{"type":"integer"},"b$":{"minimum":0},"^ab":{"maximum":10}},"additionalProperties":false}`,
+		[]string{`{"a":-5}`, `{"ab":3}`, `{"xb":0.5}`, `{"axb":2}`, `{"abb":0}`},
+		[]string{`{"ab":-1}`, `{"ab":11}`, `{"axb":-1}`, `{"axb":1.5}`, `{"abx":11}`, `{"x":1}`, `{"xb":-1}`}},
+	{"declared-name-in-overlap", `{"type":"object","properties":{"ab":{"const":1}},"patternProperties":{"^a":{"type":"integer"},"b$":{"type":"number"}},"additionalProperties":false}`,
+		[]string{`{"ab":1}`, `{"acb":7}`}, []string{`{"ab":2}`, `{"acb":7.5}`}},
+	{"contradictory-overlap", `{"type":"object","patternProperties":{"^x":{"type":"string"},"y$":{"type":"integer"}}}`,
+		[]string{`{"xa":"s"}`, `{"ay":1}`, `{}`}, []string{`{"xy":"s"}`, `{"xy":1}`}},
+}
+
+func TestPatternOverlap(t *testing.T) { checkLangTests(t, patternOverlapTests) }

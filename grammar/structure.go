@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -94,12 +95,13 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 		members = append(members, member{key: key, kv: c.pair(key, v), required: req})
 	}
 	// Extra properties: keys matching a patternProperties pattern take
-	// that pattern's schema (a key matching several patterns is left out);
-	// other keys take additionalProperties.
+	// that pattern's schema, keys matching several patterns take all of
+	// theirs (overlapRegions); other keys take additionalProperties.
 	var extras []*fsm.Node
 	var patBodies []*fsm.Node
 	var patPrefixes []string
-	for _, pp := range r.patProps {
+	var patOf []int // patOf[i]: the r.patProps index of patBodies[i]
+	for pi, pp := range r.patProps {
 		cp, err := c.pattern(pp.pat)
 		if err != nil {
 			return nil, err
@@ -113,11 +115,10 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 		}
 		patBodies = append(patBodies, b)
 		patPrefixes = append(patPrefixes, literalPrefix(cp))
+		patOf = append(patOf, pi)
 	}
-	for i, pp := range r.patProps {
-		if i >= len(patBodies) {
-			break
-		}
+	for i := range patBodies {
+		pp := r.patProps[patOf[i]]
 		v, err := c.emitList([]sref{pp.s}, pp.s.ptr)
 		if err != nil {
 			return nil, err
@@ -139,14 +140,19 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 			body = fsm.Diff(body, fsm.Alt(others...))
 		}
 		key := fsm.Cat(fsm.Lit(`"`), body, fsm.Lit(`"`))
-		if len(declaredIn[i]) > 0 {
-			key = fsm.Diff(key, fsm.Alt(declaredIn[i]...))
+		if len(declaredIn[patOf[i]]) > 0 {
+			key = fsm.Diff(key, fsm.Alt(declaredIn[patOf[i]]...))
 		}
 		if nameCP != nil {
 			key = fsm.And(key, nameCP)
 		}
 		extras = append(extras, c.pair(key, v))
 	}
+	overlaps, err := c.overlapRegions(r, patBodies, patPrefixes, patOf, declaredIn, nameCP)
+	if err != nil {
+		return nil, err
+	}
+	extras = append(extras, overlaps...)
 	if !r.closed {
 		var ev *fsm.Node
 		if r.addlSet {
@@ -789,4 +795,91 @@ func literalPrefix(n *fsm.Node) string {
 // other.
 func disjointPrefixes(p, q string) bool {
 	return !strings.HasPrefix(p, q) && !strings.HasPrefix(q, p)
+}
+
+// maxPatternOverlap bounds the patternProperties patterns whose overlaps
+// are enumerated (2^n subsets); with more, a key matching several patterns
+// is not produced (a sound under-approximation).
+const maxPatternOverlap = 6
+
+// overlapRegions returns the key-value pairs of the keys that match two or
+// more patternProperties patterns: for each set S of patterns, the keys
+// matching every pattern of S and no other, each with the conjunction of
+// S's schemas (a key must validate against every pattern it matches).
+// Sets whose keys are proven empty, or that contain two patterns with
+// different literal prefixes, are skipped. bodies are the patterns'
+// encoded JSON string bodies, prefixes their literal prefixes, patOf their
+// r.patProps indices, declaredIn[i] the declared keys pattern i matches.
+func (c *compiler) overlapRegions(r *ir, bodies []*fsm.Node, prefixes []string, patOf []int, declaredIn [][]*fsm.Node, nameCP *fsm.Node) ([]*fsm.Node, error) {
+	n := len(bodies)
+	if n < 2 {
+		return nil, nil
+	}
+	if n > maxPatternOverlap {
+		return nil, nil
+	}
+	var out []*fsm.Node
+	for set := 1; set < 1<<n; set++ {
+		if bits.OnesCount(uint(set)) < 2 {
+			continue
+		}
+		var in, others []*fsm.Node
+		var list []sref
+		var decl []*fsm.Node
+		ok := true
+		for j := 0; j < n && ok; j++ {
+			if set&(1<<j) == 0 {
+				continue
+			}
+			for k := j + 1; k < n; k++ {
+				if set&(1<<k) != 0 && disjointPrefixes(prefixes[j], prefixes[k]) {
+					ok = false
+				}
+			}
+			in = append(in, bodies[j])
+			list = append(list, r.patProps[patOf[j]].s)
+			decl = append(decl, declaredIn[patOf[j]]...)
+		}
+		if !ok {
+			continue
+		}
+		for j := 0; j < n; j++ {
+			if set&(1<<j) != 0 {
+				continue
+			}
+			near := true // j may share keys with every pattern of the set
+			for k := 0; k < n; k++ {
+				if set&(1<<k) != 0 && disjointPrefixes(prefixes[j], prefixes[k]) {
+					near = false
+				}
+			}
+			if near {
+				others = append(others, bodies[j])
+			}
+		}
+		body := fsm.And(in...)
+		if len(others) > 0 {
+			body = fsm.Diff(body, fsm.Alt(others...))
+		}
+		empty, err := fsm.IsEmpty(body, fsm.Options{MaxDFAStates: 20_000, MaxWork: 2_000_000})
+		if err == nil && empty {
+			continue
+		}
+		v, err := c.emitList(list, r.ptr+"/patternProperties")
+		if err != nil {
+			return nil, err
+		}
+		if v.Op == fsm.OpNoMatch {
+			continue
+		}
+		key := fsm.Cat(fsm.Lit(`"`), body, fsm.Lit(`"`))
+		if len(decl) > 0 {
+			key = fsm.Diff(key, fsm.Alt(decl...))
+		}
+		if nameCP != nil {
+			key = fsm.And(key, nameCP)
+		}
+		out = append(out, c.pair(key, v))
+	}
+	return out, nil
 }
