@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"strconv"
+	"strings"
 )
 
 // KeywordRef is one keyword of a schema document and where it is: what an
@@ -31,6 +32,13 @@ var asserting = map[string]bool{
 	"minLength": true, "maxLength": true, "pattern": true, "format": true,
 	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
 	"allOf": true, "anyOf": true, "oneOf": true, "not": true, "then": true, "else": true,
+}
+
+// ignoredKeyword reports whether k asserts nothing: an annotation, or a
+// keyword this package does not know (JSON Schema ignores those). The
+// package's private keywords ($conform:…) assert.
+func ignoredKeyword(k string) bool {
+	return annotations[k] || !asserting[k] && unsupported[k] == "" && !strings.HasPrefix(k, "$conform:")
 }
 
 // Keywords lists every keyword of every schema object of a schema

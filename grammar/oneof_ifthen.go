@@ -181,7 +181,7 @@ func rewriteNot(root, v *value, targets map[*value]bool) {
 func structuredNot(n *value) bool {
 	for i, k := range n.keys {
 		switch k {
-		case "properties", "allOf", "anyOf", "not", "minItems", "maxItems", "minProperties", "maxProperties", "items":
+		case "properties", "allOf", "anyOf", "oneOf", "not", "minItems", "maxItems", "minProperties", "maxProperties", "items":
 			return true
 		case "required":
 			if x := n.vals[i]; x.k == kArray && len(x.arr) > 1 {
@@ -392,8 +392,33 @@ func negateIn(root, cond *value, depth int, keys *[]string, under bool) (*value,
 				return nil, false
 			}
 			alts = append(alts, nt)
+		case "oneOf":
+			// ¬(exactly one of B) = none of B, or two of B at once.
+			if x.k != kArray || len(x.arr) == 0 || len(x.arr) > maxNegatedOneOf {
+				return nil, false
+			}
+			var negs []*value
+			for _, e := range x.arr {
+				ne, ok := negateIn(root, e, depth+1, keys, under)
+				if !ok {
+					return nil, false
+				}
+				negs = append(negs, ne)
+			}
+			alts = append(alts, object("allOf", array(negs...)))
+			for i := range x.arr {
+				for j := i + 1; j < len(x.arr); j++ {
+					if !typesDisjoint(x.arr[i], x.arr[j]) {
+						alts = append(alts, object("allOf", array(x.arr[i], x.arr[j])))
+					}
+				}
+			}
+		case "if", "then", "else":
+			if condKeywords(root) {
+				return nil, false
+			}
 		default:
-			if !annotations[k] {
+			if !ignoredKeyword(k) {
 				return nil, false
 			}
 		}
@@ -439,6 +464,50 @@ func condKeywords(root *value) bool {
 func draft4(root *value) bool {
 	s := root.get("$schema")
 	return s != nil && s.k == kString && (strings.Contains(s.str, "draft-04") || strings.Contains(s.str, "draft-03"))
+}
+
+// maxNegatedOneOf bounds the branches of a oneOf that negateIn negates
+// (its negation lists every pair of branches).
+const maxNegatedOneOf = 6
+
+// typesDisjoint reports whether two schemas declare "type" sets with no
+// type in common (integer is a number), so that no value satisfies both.
+func typesDisjoint(a, b *value) bool {
+	ta, oka := declaredTypes(a)
+	tb, okb := declaredTypes(b)
+	return oka && okb && ta&tb == 0
+}
+
+// declaredTypes returns the type set a schema object's "type" keyword
+// declares, ok false when it has none (or one this package cannot read).
+func declaredTypes(v *value) (tset, bool) {
+	if v == nil || v.k != kObject {
+		return 0, false
+	}
+	x := v.get("type")
+	if x == nil {
+		return 0, false
+	}
+	var t tset
+	switch x.k {
+	case kString:
+		tt, ok := typeNames[x.str]
+		if !ok {
+			return 0, false
+		}
+		t = tt
+	case kArray:
+		for _, e := range x.arr {
+			tt, ok := typeNames[e.str]
+			if e.k != kString || !ok {
+				return 0, false
+			}
+			t |= tt
+		}
+	default:
+		return 0, false
+	}
+	return t, true
 }
 
 // maxNegateDepth bounds the nesting negateIf follows (through properties,

@@ -214,6 +214,21 @@ func TestIfThenElse(t *testing.T) {
 	checkLangTests(t, ifThenElseTests)
 }
 
+// negatedOneOfTests: a oneOf (and unknown keywords) inside a schema that
+// is negated: an if, a not, or a branch of an overlapping oneOf.
+var negatedOneOfTests = []langTest{
+	{"not-oneOf-overlapping", `{"type":"integer","not":{"oneOf":[{"minimum":5},{"maximum":10}]}}`,
+		[]string{`5`, `10`, `7`}, []string{`4`, `11`, `"a"`}},
+	{"not-oneOf-typed", `{"not":{"oneOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]}}`,
+		[]string{`1`, `null`, `[1]`, `{}`}, []string{`"a"`, `[]`, `["a"]`}},
+	{"oneOf-branch-with-oneOf", `{"type":"object","properties":{"p":true,"q":true},"oneOf":[{"properties":{"p":{"oneOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]}},"required":["p"]},{"properties":{"q":{"type":"integer"}},"required":["q"]}]}`,
+		[]string{`{"p":"a"}`, `{"p":["a"]}`, `{"q":1}`, `{"p":1,"q":1}`}, []string{`{"p":"a","q":1}`, `{}`, `{"q":"x"}`}},
+	{"unknown-keyword-in-branch", `{"oneOf":[{"type":"string","preproccess":"x"},{"type":"string","maxLength":2}]}`,
+		[]string{`"abc"`}, []string{`"ab"`, `""`, `1`}},
+}
+
+func TestNegatedOneOf(t *testing.T) { checkLangTests(t, negatedOneOfTests) }
+
 func TestNegateIf(t *testing.T) {
 	tests := []struct {
 		cond string
@@ -239,7 +254,12 @@ func TestNegateIf(t *testing.T) {
 		{`{"anyOf":[{"const":1},{"const":2}]}`, `{"allOf":[{"not":{"const":1}},{"not":{"const":2}}]}`},
 		{`{"not":{"type":"null"}}`, `{"type":"null"}`},
 		{`{"$ref":"#/required"}`, ""}, // a $ref to a non-schema
-		{`{"oneOf":[{"type":"null"},true]}`, ""},
+		{`{"oneOf":[{"type":"null"},true]}`, `{"anyOf":[{"allOf":[{"not":{"type":"null"}},false]},{"allOf":[{"type":"null"},true]}]}`},
+		{`{"oneOf":[{"type":"null"},{"type":"string"}]}`, `{"allOf":[{"not":{"type":"null"}},{"not":{"type":"string"}}]}`},
+		{`{"type":"string","x-unknown":1,"preproccess":{"a":1}}`, `{"not":{"type":"string"}}`},
+		{`{"if":{"type":"null"},"then":false}`, ""},
+		{`{"$schema":"http://json-schema.org/draft-04/schema#","if":{"type":"null"},"then":false}`, `false`},
+		{`{"$conform:contains":{}}`, ""},
 	}
 	for _, tt := range tests {
 		v, err := decodeValue([]byte(tt.cond), 20)
