@@ -60,7 +60,7 @@ func (c *compiler) emitOneOfOverlap(r *ir, g group, base *ir, subs, ars []*ir) (
 		n, ok, err = c.oneOfFinite(r, subs)
 	}
 	if err == nil && !ok {
-		n, ok, err = c.oneOfNegated(g, subs, false)
+		n, ok, err = c.oneOfNegated(g, subs, negExact)
 		if err != nil && synthetic(err) {
 			// The exact negation could not be compiled (a budget, or
 			// a keyword refused inside it): the under-approximation
@@ -69,8 +69,18 @@ func (c *compiler) emitOneOfOverlap(r *ir, g group, base *ir, subs, ars []*ir) (
 			err, ok = nil, false
 		}
 	}
-	if err == nil && !ok {
-		n, ok, err = c.oneOfNegated(g, subs, true)
+	for _, mode := range []negMode{negUnderExtras, negUnder} {
+		if err == nil && !ok {
+			work := c.work
+			n, ok, err = c.oneOfNegated(g, subs, mode)
+			if err != nil && synthetic(err) && mode != negUnder {
+				// negUnder gets the work negUnderExtras spent: a
+				// group costs at most twice the budget.
+				c.warnings = c.warnings[:nw]
+				err, ok = nil, false
+				c.work = work
+			}
+		}
 	}
 	if err != nil && synthetic(err) {
 		err, ok = nil, false
@@ -112,15 +122,18 @@ func synthetic(err error) bool {
 
 // oneOfNegated is the general rewrite: branch i becomes branch i and the
 // negation of every other branch (negateIn, in the context of branch i's
-// possible keys when it is closed), so that exactly one holds. With under
-// (tried when the exact negations fail) a property whose schema cannot be
-// negated counts as failing its branch only when absent: sound, and exact
-// but for objects that carry another branch's property with a value that
-// branch rejects. It is used only when each negation keeps an alternative
+// possible keys when it is closed), so that exactly one holds. In the
+// under modes (tried when the exact negations fail, negUnderExtras first)
+// a property whose schema cannot be negated counts as failing its branch
+// only when absent, and keys the context cannot list are not counted as
+// failing additionalProperties or patternProperties: sound, and exact but
+// for objects that carry another branch's property (or extra key) with a
+// value that branch rejects. It is used only when each negation keeps an alternative
 // about objects, so that branch i is not emptied by dropped alternatives.
 // It applies when every branch can be negated exactly; the negations are
 // anyOf groups, which emitGroup distributes within the work budget.
-func (c *compiler) oneOfNegated(g group, subs []*ir, under bool) (*fsm.Node, bool, error) {
+func (c *compiler) oneOfNegated(g group, subs []*ir, mode negMode) (*fsm.Node, bool, error) {
+	under := mode != negExact
 	var alts []*fsm.Node
 	for i, s := range subs {
 		if s.types == 0 {
@@ -148,7 +161,7 @@ func (c *compiler) oneOfNegated(g group, subs []*ir, under bool) (*fsm.Node, boo
 			if j == i {
 				continue
 			}
-			nv, ok := negateIn(c.root, a.v, 0, keys, under)
+			nv, ok := negateIn(c.root, a.v, 0, keys, mode)
 			if !ok {
 				return nil, false, nil
 			}
@@ -158,9 +171,12 @@ func (c *compiler) oneOfNegated(g group, subs []*ir, under bool) (*fsm.Node, boo
 				// would leave branch i's objects empty.
 				return nil, false, nil
 			}
-			seg := segNot
-			if under {
+			seg := segNot // a pointer per mode: compiled nodes are memoized by pointer
+			switch mode {
+			case negUnder:
 				seg += "u"
+			case negUnderExtras:
+				seg += "ux"
 			}
 			nr, err := c.collect(sref{nv, g.ptr + seg + strconv.Itoa(i) + "/" + strconv.Itoa(j)}, nil)
 			if err != nil {

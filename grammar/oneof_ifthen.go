@@ -219,7 +219,7 @@ func holdsTarget(v *value, targets map[*value]bool, depth int) bool {
 // keywords, each restricted to its family. Keywords without an exact
 // negation here make the rewrite fail.
 func negateIf(root, cond *value, depth int) (*value, bool) {
-	return negateIn(root, cond, depth, nil, false)
+	return negateIn(root, cond, depth, nil, negExact)
 }
 
 // negateIn is negateIf for a schema applied to values known to be objects
@@ -234,7 +234,8 @@ func negateIf(root, cond *value, depth int) (*value, bool) {
 // a required name still fails cond), which is sound wherever the negation
 // is conjoined to a branch. Conjunctions (the negation of anyOf) are
 // dropped whole, never in part.
-func negateIn(root, cond *value, depth int, keys *[]string, under bool) (*value, bool) {
+func negateIn(root, cond *value, depth int, keys *[]string, mode negMode) (*value, bool) {
+	under := mode != negExact
 	if depth > maxNegateDepth {
 		return nil, false
 	}
@@ -273,7 +274,7 @@ func negateIn(root, cond *value, depth int, keys *[]string, under bool) (*value,
 				return nil, false
 			}
 			for j, name := range x.keys {
-				ns, ok := negateIn(root, x.vals[j], depth+1, nil, under)
+				ns, ok := negateIn(root, x.vals[j], depth+1, nil, mode)
 				if !ok {
 					if under {
 						continue
@@ -314,6 +315,13 @@ func negateIn(root, cond *value, depth int, keys *[]string, under bool) (*value,
 			alts = append(alts, numberBeyond(root, x, lower, !excl))
 		case "additionalProperties":
 			if keys == nil || cond.get("patternProperties") != nil {
+				// "Some undeclared key has a failing value" ranges over
+				// keys this context cannot list: exact only with them;
+				// the under modes drop the alternative (negUnder only at
+				// the top; deeper, the property holding it is dropped).
+				if mode == negUnderExtras || mode == negUnder && depth == 0 {
+					continue
+				}
 				return nil, false
 			}
 			if x.k == kBool && x.b {
@@ -322,7 +330,7 @@ func negateIn(root, cond *value, depth int, keys *[]string, under bool) (*value,
 			var nx *value
 			if x.k != kBool {
 				var ok bool
-				if nx, ok = negateIn(root, x, depth+1, nil, under); !ok {
+				if nx, ok = negateIn(root, x, depth+1, nil, mode); !ok {
 					if under {
 						continue
 					}
@@ -348,7 +356,7 @@ func negateIn(root, cond *value, depth int, keys *[]string, under bool) (*value,
 			if x.k == kArray || cond.get("prefixItems") != nil {
 				return nil, false
 			}
-			nx, ok := negateIn(root, x, depth+1, nil, under)
+			nx, ok := negateIn(root, x, depth+1, nil, mode)
 			if !ok {
 				return nil, false
 			}
@@ -363,7 +371,7 @@ func negateIn(root, cond *value, depth int, keys *[]string, under bool) (*value,
 			}
 			var negs []*value
 			for _, e := range x.arr {
-				ne, ok := negateIn(root, e, depth+1, keys, under)
+				ne, ok := negateIn(root, e, depth+1, keys, mode)
 				if !ok {
 					return nil, false
 				}
@@ -387,11 +395,40 @@ func negateIn(root, cond *value, depth int, keys *[]string, under bool) (*value,
 			if !ok {
 				return nil, false
 			}
-			nt, ok := negateIn(root, t, depth+1, keys, under)
+			nt, ok := negateIn(root, t, depth+1, keys, mode)
 			if !ok {
 				return nil, false
 			}
 			alts = append(alts, nt)
+		case "patternProperties":
+			// ¬ = some key matching a pattern has a failing value: an
+			// existential over keys, dropped like additionalProperties'.
+			if mode == negUnderExtras || mode == negUnder && depth == 0 {
+				continue
+			}
+			return nil, false
+		case "dependencies", "dependentRequired", "dependentSchemas":
+			// ¬(p present ⇒ D) = p present and ¬D, for some entry.
+			if x.k != kObject {
+				return nil, false
+			}
+			for j, name := range x.keys {
+				d := x.vals[j]
+				var nd *value
+				switch {
+				case d.k == kArray:
+					nd = object("required", d)
+				case (d.k == kObject || d.k == kBool) && k != "dependentRequired":
+					nd = d
+				default:
+					return nil, false
+				}
+				neg, ok := negateIn(root, nd, depth+1, keys, mode)
+				if !ok {
+					return nil, false
+				}
+				alts = append(alts, object("allOf", array(family("object", "required", array(str(name))), neg)))
+			}
 		case "oneOf":
 			// ¬(exactly one of B) = none of B, or two of B at once.
 			if x.k != kArray || len(x.arr) == 0 || len(x.arr) > maxNegatedOneOf {
@@ -399,7 +436,7 @@ func negateIn(root, cond *value, depth int, keys *[]string, under bool) (*value,
 			}
 			var negs []*value
 			for _, e := range x.arr {
-				ne, ok := negateIn(root, e, depth+1, keys, under)
+				ne, ok := negateIn(root, e, depth+1, keys, mode)
 				if !ok {
 					return nil, false
 				}
@@ -465,6 +502,25 @@ func draft4(root *value) bool {
 	s := root.get("$schema")
 	return s != nil && s.k == kString && (strings.Contains(s.str, "draft-04") || strings.Contains(s.str, "draft-03"))
 }
+
+// negMode says how negateIn treats a keyword it cannot negate exactly.
+type negMode uint8
+
+const (
+	// negExact fails.
+	negExact negMode = iota
+	// negUnder drops a property whose schema cannot be negated (so
+	// that only its absence fails the property) and, at the top of
+	// the negation, the alternative "an undeclared key (or a key
+	// matching a pattern) with a failing value", whose keys the
+	// context cannot list: a subset of the negation, sound wherever
+	// the negation is conjoined to a branch.
+	negUnder
+	// negUnderExtras is negUnder dropping that alternative at every
+	// depth, which keeps more properties' negations (and sometimes
+	// leaves one that does not compile, where negUnder succeeds).
+	negUnderExtras
+)
 
 // maxNegatedOneOf bounds the branches of a oneOf that negateIn negates
 // (its negation lists every pair of branches).

@@ -104,7 +104,7 @@ func TestOneOfOverlapRefused(t *testing.T) {
 	tests := []string{
 		`{"oneOf":[{"type":"number"},{"enum":[1,2]}]}`,                                   // 1.0 cannot be excluded from numbers
 		`{"oneOf":[{"type":"string","format":"date"},{"type":"string","pattern":"^2"}]}`, // format is not negated
-		`{"oneOf":[{"required":["a"]},{"required":["b"],"additionalProperties":false}]}`, // nor additionalProperties
+		`{"oneOf":[{"type":"integer","multipleOf":2},{"type":"integer","multipleOf":3}]}`, // nor multipleOf
 		`{"oneOf":[{"required":["a"]},{"enum":[[1]]},{"type":"array"}]}`,                 // [1] cannot be excluded from arrays
 	}
 	for _, s := range tests {
@@ -223,6 +223,15 @@ var negatedOneOfTests = []langTest{
 		[]string{`1`, `null`, `[1]`, `{}`}, []string{`"a"`, `[]`, `["a"]`}},
 	{"oneOf-branch-with-oneOf", `{"type":"object","properties":{"p":true,"q":true},"oneOf":[{"properties":{"p":{"oneOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]}},"required":["p"]},{"properties":{"q":{"type":"integer"}},"required":["q"]}]}`,
 		[]string{`{"p":"a"}`, `{"p":["a"]}`, `{"q":1}`, `{"p":1,"q":1}`}, []string{`{"p":"a","q":1}`, `{}`, `{"q":"x"}`}},
+	{"dependencies-in-branch", `{"type":"object","properties":{"a":true,"b":true,"c":true},"oneOf":[{"dependencies":{"a":["b"]}},{"required":["c"]}]}`,
+		[]string{`{"a":1,"b":1}`, `{}`, `{"a":1,"c":1}`}, []string{`{"a":1}`, `{"c":1}`, `{"a":1,"b":1,"c":1}`}},
+	// The extra keys of an open context cannot be listed: the negation of
+	// additionalProperties drops "an undeclared key with a failing value"
+	// (sound: {"a":1,"b":1} is valid and not produced).
+	{"additionalProperties-under", `{"oneOf":[{"required":["a"]},{"required":["b"],"additionalProperties":false}]}`,
+		[]string{`{"a":1}`}, []string{`{}`, `{"b":1}`, `1`}},
+	{"closed-one-key-branch", `{"type":"array","items":{"oneOf":[{"type":"object","required":["type","url"]},{"type":"object","additionalProperties":{"enum":[false]},"minProperties":1,"maxProperties":1}]}}`,
+		[]string{`[{"type":1,"url":2}]`, `[{"x":false}]`}, []string{`[{"type":1}]`, `[{}]`}},
 	{"unknown-keyword-in-branch", `{"oneOf":[{"type":"string","preproccess":"x"},{"type":"string","maxLength":2}]}`,
 		[]string{`"abc"`}, []string{`"ab"`, `""`, `1`}},
 }
@@ -260,6 +269,10 @@ func TestNegateIf(t *testing.T) {
 		{`{"if":{"type":"null"},"then":false}`, ""},
 		{`{"$schema":"http://json-schema.org/draft-04/schema#","if":{"type":"null"},"then":false}`, `false`},
 		{`{"$conform:contains":{}}`, ""},
+		{`{"dependencies":{"a":["b"]}}`, `{"allOf":[{"type":"object","required":["a"]},{"type":"object","not":{"required":["b"]}}]}`},
+		{`{"dependentSchemas":{"a":{"type":"object","maxProperties":1}}}`, `{"allOf":[{"type":"object","required":["a"]},{"anyOf":[{"not":{"type":"object"}},{"type":"object","minProperties":2}]}]}`},
+		{`{"patternProperties":{"^x":false}}`, ""},
+		{`{"type":"object","additionalProperties":false}`, ""},
 	}
 	for _, tt := range tests {
 		v, err := decodeValue([]byte(tt.cond), 20)
@@ -284,11 +297,11 @@ func TestNegateInClosedContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := negateIn(cond, cond, 0, nil, false); ok {
+	if _, ok := negateIn(cond, cond, 0, nil, negExact); ok {
 		t.Errorf("negateIn(additionalProperties, no context) ok = true, want false")
 	}
 	keys := []string{"a", "b"}
-	n, ok := negateIn(cond, cond, 0, &keys, false)
+	n, ok := negateIn(cond, cond, 0, &keys, negExact)
 	if !ok {
 		t.Fatalf("negateIn(additionalProperties, keys a b) ok = false")
 	}
@@ -305,10 +318,10 @@ func TestNegateInUnder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := negateIn(cond, cond, 0, nil, false); ok {
+	if _, ok := negateIn(cond, cond, 0, nil, negExact); ok {
 		t.Errorf("negateIn(uniqueItems inside a property, exact) ok = true, want false")
 	}
-	n, ok := negateIn(cond, cond, 0, nil, true)
+	n, ok := negateIn(cond, cond, 0, nil, negUnder)
 	if !ok {
 		t.Fatalf("negateIn(uniqueItems inside a property, under) ok = false")
 	}
@@ -320,7 +333,7 @@ func TestNegateInUnder(t *testing.T) {
 	}
 	// A conjunction is dropped whole: ¬anyOf[A, B] with ¬B unknown.
 	cond2, _ := decodeValue([]byte(`{"anyOf":[{"required":["a"]},{"uniqueItems":true}]}`), 20)
-	if n, ok := negateIn(cond2, cond2, 0, nil, true); ok {
+	if n, ok := negateIn(cond2, cond2, 0, nil, negUnder); ok {
 		var b bytes.Buffer
 		encodeValue(&b, n)
 		t.Errorf("negateIn(anyOf with an unknown branch, under) = %s, want failure", b.String())
