@@ -3,6 +3,7 @@ package grammar
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,13 +34,17 @@ type compiler struct {
 	anyMemo     map[int]*fsm.Node
 	patterns    map[string]*fsm.Node
 	patternDFAs map[string]*fsm.DFA
-	ws          *fsm.Node // whitespace between tokens
-	sep         *fsm.Node // ws "," ws
-	colon       *fsm.Node // ws ":" ws
-	orc         *oracle   // the reference validator for finite domains (built on first use)
-	orcFailed   bool      // the document cannot be handled by the reference validator
-	refAlone    bool      // drafts 3–7: a $ref makes its siblings ignored (refAlone)
-	conds       bool      // if/then/else are keywords (not in drafts 3, 4, 6: condKeywords)
+	ws          *fsm.Node           // whitespace between tokens
+	sep         *fsm.Node           // ws "," ws
+	colon       *fsm.Node           // ws ":" ws
+	orc         *oracle             // the reference validator for finite domains (built on first use)
+	orcFailed   bool                // the document cannot be handled by the reference validator
+	reachMemo   map[*value]*reach   // reachOf
+	refEdges    map[string][]string // targetRefs
+	refTarget   map[string]*value   // a $ref target's pointer → its value (refsUnder)
+	reachPair   map[[2]string]bool  // reaches
+	refAlone    bool                // drafts 3–7: a $ref makes its siblings ignored (refAlone)
+	conds       bool                // if/then/else are keywords (not in drafts 3, 4, 6: condKeywords)
 }
 
 // CompileSchema compiles a JSON Schema (draft 2020-12, with the draft-04/06/07
@@ -138,24 +143,151 @@ func (c *compiler) collectList(list []sref, ptr string) (*ir, error) {
 	return r, nil
 }
 
+// memoKey is the memo key of the conjunction list in the current context.
+// A node depends on the context only through the recursion bound: which
+// $ref targets are being expanded (c.active) and, where the subtree can
+// recurse, how many expansions re-entered one (c.reentries). So the key
+// holds the active targets the list can reach and, for a list that reaches
+// a recursive target, the re-entry count: a definition that cannot reach
+// the expansions in progress is compiled once, wherever it is used.
 func (c *compiler) memoKey(list []sref) string {
 	var b strings.Builder
 	for _, s := range list {
 		b.WriteString(s.ptr)
 		b.WriteByte(0)
 	}
-	if len(c.active) > 0 {
-		keys := make([]string, 0, len(c.active))
-		for k, n := range c.active {
-			if n > 0 {
-				keys = append(keys, k+"="+strconv.Itoa(n))
+	if len(c.active) == 0 {
+		return b.String()
+	}
+	var keys []string
+	recursive := false
+	for _, s := range list {
+		ri := c.reachOf(s.v)
+		recursive = recursive || ri.recursive
+		for t := range ri.targets {
+			if n := c.active[t]; n > 0 {
+				keys = append(keys, t+"="+strconv.Itoa(n))
 			}
 		}
-		sort.Strings(keys)
-		b.WriteByte(1)
-		b.WriteString(strings.Join(keys, "\x00"))
+	}
+	if len(keys) == 0 && !recursive {
+		return b.String()
+	}
+	sort.Strings(keys)
+	keys = slices.Compact(keys)
+	b.WriteByte(1)
+	b.WriteString(strings.Join(keys, "\x00"))
+	if recursive {
+		b.WriteByte(2)
+		b.WriteString(strconv.Itoa(c.reentries))
 	}
 	return b.String()
+}
+
+// reach is what a schema value can reach through $ref: the targets (their
+// pointers, as c.active names them), and whether one of them reaches
+// itself (a recursive definition).
+type reach struct {
+	targets   map[string]bool
+	recursive bool
+}
+
+// reachOf returns the reach of v (memoized per value). Every $ref string
+// anywhere under v counts, inside enums too, which can only make a memo
+// key more specific than it needs to be.
+func (c *compiler) reachOf(v *value) *reach {
+	if ri, ok := c.reachMemo[v]; ok {
+		return ri
+	}
+	if c.reachMemo == nil {
+		c.reachMemo = map[*value]*reach{}
+		c.refEdges = map[string][]string{}
+		c.refTarget = map[string]*value{}
+	}
+	ri := &reach{targets: map[string]bool{}}
+	queue := c.refsUnder(v)
+	for len(queue) > 0 {
+		t := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if ri.targets[t] {
+			continue
+		}
+		ri.targets[t] = true
+		queue = append(queue, c.targetRefs(t)...)
+	}
+	for t := range ri.targets {
+		if c.reaches(t, t) {
+			ri.recursive = true
+			break
+		}
+	}
+	c.reachMemo[v] = ri
+	return ri
+}
+
+// targetRefs returns the $ref targets directly under the target t.
+func (c *compiler) targetRefs(t string) []string {
+	if e, ok := c.refEdges[t]; ok {
+		return e
+	}
+	c.refEdges[t] = nil // a cycle through t sees no edges while they are listed
+	e := c.refsUnder(c.refTarget[t])
+	c.refEdges[t] = e
+	return e
+}
+
+// reaches reports whether the target from reaches the target to through
+// one or more $refs (memoized per pair).
+func (c *compiler) reaches(from, to string) bool {
+	if c.reachPair == nil {
+		c.reachPair = map[[2]string]bool{}
+	}
+	k := [2]string{from, to}
+	if r, ok := c.reachPair[k]; ok {
+		return r
+	}
+	seen := map[string]bool{}
+	queue := append([]string(nil), c.targetRefs(from)...)
+	found := false
+	for len(queue) > 0 && !found {
+		t := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if t == to {
+			found = true
+		} else if !seen[t] {
+			seen[t] = true
+			queue = append(queue, c.targetRefs(t)...)
+		}
+	}
+	c.reachPair[k] = found
+	return found
+}
+
+// refsUnder lists the targets of the $ref strings anywhere under v.
+func (c *compiler) refsUnder(v *value) []string {
+	var out []string
+	var walk func(v *value, depth int)
+	walk = func(v *value, depth int) {
+		if v == nil || depth > 512 {
+			return
+		}
+		for i, k := range v.keys {
+			x := v.vals[i]
+			if k == "$ref" && x.k == kString {
+				if t, tptr, ok := resolvePointer(c.root, x.str); ok {
+					out = append(out, tptr)
+					c.refTarget[tptr] = t
+				}
+				continue
+			}
+			walk(x, depth+1)
+		}
+		for _, e := range v.arr {
+			walk(e, depth+1)
+		}
+	}
+	walk(v, 0)
+	return out
 }
 
 // emitIR builds the node of one merged record. A finite record (enum or

@@ -102,10 +102,10 @@ func TestOneOfOverlap(t *testing.T) {
 // TestOneOfOverlapRefused: overlaps neither rewrite handles stay errors.
 func TestOneOfOverlapRefused(t *testing.T) {
 	tests := []string{
-		`{"oneOf":[{"type":"number"},{"enum":[1,2]}]}`,                                   // 1.0 cannot be excluded from numbers
-		`{"oneOf":[{"type":"string","format":"date"},{"type":"string","pattern":"^2"}]}`, // format is not negated
+		`{"oneOf":[{"type":"number"},{"enum":[1,2]}]}`,                                    // 1.0 cannot be excluded from numbers
+		`{"oneOf":[{"type":"string","format":"date"},{"type":"string","pattern":"^2"}]}`,  // format is not negated
 		`{"oneOf":[{"type":"integer","multipleOf":2},{"type":"integer","multipleOf":3}]}`, // nor multipleOf
-		`{"oneOf":[{"required":["a"]},{"enum":[[1]]},{"type":"array"}]}`,                 // [1] cannot be excluded from arrays
+		`{"oneOf":[{"required":["a"]},{"enum":[[1]]},{"type":"array"}]}`,                  // [1] cannot be excluded from arrays
 	}
 	for _, s := range tests {
 		_, err := CompileSchema([]byte(s), Options{})
