@@ -39,6 +39,7 @@ type compiler struct {
 	colon       *fsm.Node           // ws ":" ws
 	orc         *oracle             // the reference validator for finite domains (built on first use)
 	orcFailed   bool                // the document cannot be handled by the reference validator
+	strDisjoint map[string]bool     // stringsDisjoint's and keysDisjoint's proofs, by key pair
 	reachMemo   map[*value]*reach   // reachOf
 	refEdges    map[string][]string // targetRefs
 	refTarget   map[string]*value   // a $ref target's pointer → its value (refsUnder)

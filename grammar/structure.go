@@ -610,13 +610,63 @@ func (c *compiler) keysDisjoint(a, b *ir) bool {
 		}
 		return fsm.Alt(alts...), true
 	}
+	if len(a.patProps) == 0 && len(b.patProps) == 0 {
+		// Names only: compare the sets.
+		if !c.forbidsExtras(a) || a.closed && len(a.groups) > 0 || !c.forbidsExtras(b) || b.closed && len(b.groups) > 0 {
+			return false
+		}
+		names := map[string]bool{}
+		for _, p := range a.props {
+			names[p.name] = true
+		}
+		for _, q := range a.required {
+			names[q] = true
+		}
+		for _, p := range b.props {
+			if names[p.name] {
+				return false
+			}
+		}
+		for _, q := range b.required {
+			if names[q] {
+				return false
+			}
+		}
+		return true
+	}
 	ka, ok1 := keys(a)
 	kb, ok2 := keys(b)
 	if !ok1 || !ok2 {
 		return false
 	}
+	key := "keys\x00" + keysKey(a) + "\x01" + keysKey(b)
+	if d, ok := c.strDisjoint[key]; ok {
+		return d
+	}
 	empty, err := fsm.IsEmpty(fsm.And(ka, kb), fsm.Options{MaxDFAStates: 20_000, MaxWork: 2_000_000})
-	return err == nil && empty
+	d := err == nil && empty
+	if c.strDisjoint == nil {
+		c.strDisjoint = map[string]bool{}
+	}
+	c.strDisjoint[key] = d
+	return d
+}
+
+// keysKey names the key language keysDisjoint reads from r.
+func keysKey(r *ir) string {
+	var b strings.Builder
+	for _, p := range r.props {
+		b.WriteString(strconv.Quote(p.name))
+	}
+	b.WriteByte(0)
+	for _, q := range r.required {
+		b.WriteString(strconv.Quote(q))
+	}
+	for _, pp := range r.patProps {
+		b.WriteByte(0)
+		b.WriteString(pp.pat.s)
+	}
+	return b.String()
 }
 
 // cannotHave reports whether no object r accepts has the property name:
@@ -732,8 +782,40 @@ func (c *compiler) stringsDisjoint(a, b *ir) bool {
 	if !ok1 || !ok2 {
 		return false
 	}
+	// Two patterns whose strings start with different literal text
+	// ("^BLANK$", "^STRING$") share no string: no product needed.
+	for _, x := range pa[1:] {
+		for _, y := range pb[1:] {
+			if disjointPrefixes(literalPrefix(x), literalPrefix(y)) {
+				return true
+			}
+		}
+	}
+	key := stringsKey(a) + "\x00" + stringsKey(b)
+	if d, ok := c.strDisjoint[key]; ok {
+		return d
+	}
 	empty, err := fsm.IsEmpty(fsm.And(append(pa, pb...)...), fsm.Options{MaxDFAStates: 20_000, MaxWork: 2_000_000})
-	return err == nil && empty
+	d := err == nil && empty
+	if c.strDisjoint == nil {
+		c.strDisjoint = map[string]bool{}
+	}
+	c.strDisjoint[key] = d
+	return d
+}
+
+// stringsKey names the string language stringsDisjoint reads from r: its
+// length bounds and its patterns.
+func stringsKey(r *ir) string {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(r.minLen))
+	b.WriteByte(',')
+	b.WriteString(strconv.Itoa(r.maxLen))
+	for _, p := range r.patterns {
+		b.WriteByte(0)
+		b.WriteString(p.s)
+	}
+	return b.String()
 }
 
 var falseSchema = &value{k: kBool, b: false}
