@@ -71,11 +71,15 @@ func (c *compiler) emitOneOfOverlap(r *ir, g group, base *ir, subs, ars []*ir) (
 	}
 	for _, mode := range []negMode{negUnderExtras, negUnder} {
 		if err == nil && !ok {
-			work := c.work
+			work, budget := c.work, c.opts.MaxNodes
+			if mode == negUnderExtras && work+c.opts.MaxNodes/extrasShare < budget {
+				// The first try gets a share of what is left; negUnder
+				// gets back what it spent.
+				c.opts.MaxNodes = work + c.opts.MaxNodes/extrasShare
+			}
 			n, ok, err = c.oneOfNegated(g, subs, mode)
+			c.opts.MaxNodes = budget
 			if err != nil && synthetic(err) && mode != negUnder {
-				// negUnder gets the work negUnderExtras spent: a
-				// group costs at most twice the budget.
 				c.warnings = c.warnings[:nw]
 				err, ok = nil, false
 				c.work = work
@@ -108,6 +112,11 @@ func objectAlternative(n *value) bool {
 	}
 	return false
 }
+
+// extrasShare: the negUnderExtras attempt of a group may spend at most
+// 1/extrasShare of the work budget (negUnder, tried when it fails, gets
+// the rest).
+const extrasShare = 3
 
 // Pointer segments of the schemas this file synthesizes.
 const (
