@@ -78,3 +78,21 @@ func TestContainsRefused(t *testing.T) {
 		t.Error("minContains 65: no error, want too-large")
 	}
 }
+
+// uniqueFiniteTests: uniqueItems over a finite item domain.
+var uniqueFiniteTests = []langTest{
+	{"enum-strings", `{"type":"array","items":{"type":"string","enum":["a","b","c"]},"uniqueItems":true}`,
+		[]string{`[]`, `["a"]`, `["c","a"]`, `["b","c","a"]`}, []string{`["a","a"]`, `["a","b","a"]`, `["d"]`, `[1]`}},
+	{"min-one", `{"type":"array","items":{"enum":[1,2.0,"x",null]},"uniqueItems":true,"minItems":1}`,
+		[]string{`[1]`, `[2,1]`, `[2.0,null,"x",1]`}, []string{`[]`, `[2,2.0]`, `[null,null]`, `[3]`}},
+	{"booleans-via-enum-type", `{"type":"array","items":{"enum":[true,false,0],"type":"boolean"},"uniqueItems":true,"maxItems":2}`,
+		[]string{`[true,false]`, `[false]`}, []string{`[true,true]`, `[0]`}},
+	{"ten-values", `{"type":"array","items":{"type":"integer","enum":[0,1,2,3,4,5,6,7,8,9]},"uniqueItems":true}`,
+		[]string{`[9,0,5]`, `[0,1,2,3,4,5,6,7,8,9]`}, []string{`[9,0,9]`, `[0,1,2,3,4,5,6,7,8,9,0]`}},
+	{"maxItems-above-domain", `{"type":"array","items":{"enum":["a","b"]},"uniqueItems":true,"maxItems":5}`,
+		[]string{`["b","a"]`}, []string{`["a","a"]`}},
+	{"object-values", `{"type":"array","items":{"enum":[{"k":1},{"k":2}]},"uniqueItems":true}`,
+		[]string{`[{"k":2},{"k":1}]`}, []string{`[{"k":1},{"k":1}]`}},
+}
+
+func TestUniqueFinite(t *testing.T) { checkLangTests(t, uniqueFiniteTests) }

@@ -88,10 +88,14 @@
 //     is refused). Drafts 6 and 7 read contains alone, draft 4 not at all.
 //   - Patterns with ^ and $ anywhere and with lookaheads in the top-level
 //     sequence or in ((?!X).)* are exact (fsm.ParsePattern).
+//   - uniqueItems over a finite item domain (an items enum/const, each
+//     value checked against the items schema by the reference validator;
+//     no prefixItems or contains, minItems ≤ 1, maxItems absent or at least
+//     the domain's size): the distinct values in any order (fsm.Perm).
 //
 // Refused in strict mode (warning and ignored in lenient mode) unless an
 // enum/const at the same place makes the language finite: uniqueItems
-// (unless maxItems ≤ 1), two contains on one array, maxContains whose
+// (unless maxItems ≤ 1 or the items are finite, as above), two contains on one array, maxContains whose
 // contains schema has no exact negation, unknown formats, unevaluatedItems,
 // $dynamicRef/$recursiveRef, multipleOf that is neither an integer nor a
 // power of ten, if/then/else and not whose negation is not exact (format,

@@ -296,6 +296,9 @@ func (c *compiler) extras(extra *fsm.Node, n, minP, maxP, capN int) *fsm.Node {
 // between minItems and maxItems elements.
 func (c *compiler) arrayNode(r *ir) (*fsm.Node, error) {
 	if r.uniqueItems && (r.maxItems < 0 || r.maxItems > 1) {
+		if n, ok, err := c.uniqueFinite(r); err != nil || ok {
+			return n, err
+		}
 		if err := c.unsupportedKw(r.ptr+"/uniqueItems", "uniqueItems", unsupported["uniqueItems"]); err != nil {
 			return nil, err
 		}
@@ -365,6 +368,56 @@ func (c *compiler) arrayNode(r *ir) (*fsm.Node, error) {
 		alts = append(alts, fsm.Cat(fsm.Lit("["), c.ws, elem(0), after(1), c.ws, fsm.Lit("]")))
 	}
 	return fsm.Alt(alts...), nil
+}
+
+// uniqueFinite builds the arrays of r with uniqueItems when its items
+// come from a finite domain (an enum or const, each value checked against
+// the items schema by the reference validator): the distinct values in any
+// order, each at most once, which is a Perm of the values. JSON Schema
+// compares values by value, and each member is one value in its spellings,
+// so no two members are equal. It applies without prefixItems or contains,
+// with minItems at most 1 and maxItems absent or at least the number of
+// values (Perm does not count); ok is false otherwise, and uniqueItems is
+// refused as before.
+func (c *compiler) uniqueFinite(r *ir) (*fsm.Node, bool, error) {
+	if !r.itemsSet || len(r.prefix) > 0 || len(r.contains) > 0 || r.minItems > 1 {
+		return nil, false, nil
+	}
+	it, err := c.collectList(r.items, r.ptr+"/items")
+	if err != nil || !it.hasEnum {
+		return nil, false, nil
+	}
+	var cands []*value
+	for _, v := range it.enum {
+		if it.types&typeOf(v) != 0 && !excluded(cands, v) {
+			cands = append(cands, v)
+		}
+	}
+	keep, ok := c.finiteValues(cands, r.items)
+	if !ok || len(keep) > fsm.MaxPermMembers || r.maxItems >= 0 && r.maxItems < len(keep) {
+		return nil, false, nil
+	}
+	members := make([]*fsm.Node, len(keep))
+	for i, v := range keep {
+		members[i] = c.valueNode(v)
+	}
+	var alts []*fsm.Node
+	if r.minItems == 0 {
+		alts = append(alts, fsm.Cat(fsm.Lit("["), c.ws, fsm.Lit("]")))
+	}
+	// A non-empty array: its first value, then the others in any order,
+	// each behind a separator (a Perm with an empty separator over
+	// "sep value" members, which can also be empty). Products are not
+	// lazy, so there is no subtraction here.
+	after := make([]*fsm.Node, len(members))
+	for i, m := range members {
+		after[i] = fsm.Cat(c.sep, m)
+	}
+	for i, m := range members {
+		rest := append(append([]*fsm.Node(nil), after[:i]...), after[i+1:]...)
+		alts = append(alts, fsm.Cat(fsm.Lit("["), c.ws, m, fsm.Perm(fsm.Empty(), nil, rest, nil), c.ws, fsm.Lit("]")))
+	}
+	return fsm.Alt(alts...), true, nil
 }
 
 // applyNots folds r's not keywords into r: whole types are removed, leaf
