@@ -19,6 +19,7 @@ var errTimeout = errors.New("time budget exceeded")
 type engine interface {
 	compile(schema []byte, deadline time.Time) (compiled, error)
 	encode(text string) []int32
+	tokenText(tok int32) string // the token's bytes, for diagnostics
 	cause(err error) string
 }
 
@@ -82,6 +83,13 @@ func newConformEngine(path string, gopts grammar.Options) (*conformEngine, error
 		return nil, err
 	}
 	return &conformEngine{enc: enc, idx: idx, w: v.Width, gopts: gopts}, nil
+}
+
+func (e *conformEngine) tokenText(tok int32) string {
+	if tok < 0 || int(tok) >= e.idx.NumTokens() {
+		return ""
+	}
+	return string(e.idx.TokenBytes(fsm.TokenID(tok)))
 }
 
 func (e *conformEngine) encode(text string) []int32 {

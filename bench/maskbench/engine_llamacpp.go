@@ -27,8 +27,9 @@ var modelFlag = flag.String("model", "", "GGUF model whose vocabulary -engine ll
 // schema becomes GBNF with llama.cpp's json-schema-to-grammar, and the mask
 // at each step is the set of tokens llama.cpp's grammar does not reject.
 type llamaEngine struct {
-	enc *tokenizer.Encoder
-	gv  *llamaengine.GrammarVocab
+	enc  *tokenizer.Encoder
+	gv   *llamaengine.GrammarVocab
+	toks [][]byte // the tokenizer's token bytes, for diagnostics
 }
 
 func newLlamaEngine(cfg config) (engine, error) {
@@ -54,7 +55,14 @@ func newLlamaEngine(cfg config) (engine, error) {
 	for i, id := range v.EOS {
 		eos[i] = runner.TokenID(id)
 	}
-	return &llamaEngine{enc: enc, gv: llamaengine.NewGrammarVocab(v, eos)}, nil
+	return &llamaEngine{enc: enc, gv: llamaengine.NewGrammarVocab(v, eos), toks: hf.Tokens}, nil
+}
+
+func (e *llamaEngine) tokenText(tok int32) string {
+	if tok < 0 || int(tok) >= len(e.toks) {
+		return ""
+	}
+	return string(e.toks[tok])
 }
 
 func (e *llamaEngine) encode(text string) []int32 {

@@ -233,14 +233,20 @@ func runSchema(eng engine, e *entry, cfg config) *schemaResult {
 			toks = eng.encode(test.Text)
 		}
 		s.reset()
-		accepted, at := true, 0
+		accepted, at, why := true, 0, ""
 		for i, tok := range toks {
 			at = i
 			t1 := time.Now()
 			ferr := s.fillMask(mask)
 			ok := ferr == nil && tok >= 0 && int(tok) < len(mask)*64 && mask[tok>>6]&(1<<(uint(tok)&63)) != 0
 			if ok {
-				ok = s.accept(tok) == nil
+				if aerr := s.accept(tok); aerr != nil {
+					ok, why = false, aerr.Error()
+				}
+			} else if ferr != nil {
+				why = "mask: " + ferr.Error()
+			} else {
+				why = fmt.Sprintf("token %d (%q) not in the mask", tok, eng.tokenText(tok))
 			}
 			r.tbm = append(r.tbm, float32(time.Since(t1).Nanoseconds())/1e3)
 			r.MaxTBM = max(r.MaxTBM, r.tbm[len(r.tbm)-1])
@@ -260,7 +266,7 @@ func runSchema(eng engine, e *entry, cfg config) *schemaResult {
 			if accepted {
 				validationErr = fmt.Sprintf("test #%d: valid instance fully accepted but not in an accepting state", ti)
 			} else {
-				validationErr = fmt.Sprintf("test #%d: valid instance rejected at token %d of %d", ti, at, len(toks))
+				validationErr = fmt.Sprintf("test #%d: valid instance rejected at token %d of %d: %s", ti, at, len(toks), why)
 			}
 		case !test.Valid && accepted:
 			invalidationErr = fmt.Sprintf("test #%d: invalid instance accepted", ti)
