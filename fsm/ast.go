@@ -23,8 +23,8 @@ type Node struct {
 	Runes []RuneRange // OpRunes: sorted, non-overlapping, non-adjacent ranges
 	Bytes []ByteRange // OpBytes: sorted, non-overlapping, non-adjacent ranges
 	Subs  []*Node     // OpConcat, OpAlt, OpAnd: operands; OpRepeat, OpNot: Subs[0]
-	Min   int         // OpRepeat: minimum count
-	Max   int         // OpRepeat: maximum count, or -1 for unbounded
+	Min   int         // OpRepeat: minimum count; OpPerm: minimum items (PermCount)
+	Max   int         // OpRepeat, OpPerm: maximum count, or -1 for unbounded
 	Req   []bool      // OpPerm: Req[i] reports whether member Subs[2+i] is required
 
 	// parents counts, up to 2, the composite nodes the constructors built

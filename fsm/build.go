@@ -166,6 +166,20 @@ func Defer(sub *Node) *Node {
 // dropped (a required one makes the whole Perm ∅). More than MaxPermMembers
 // members is an ErrInvalidNode when compiled.
 func Perm(sep, extra *Node, members []*Node, required []bool) *Node {
+	return PermCount(sep, extra, members, required, 0, -1)
+}
+
+// PermCount is Perm with between min and max items in all, members and
+// extras together (max -1: no upper bound): how grammar/ writes an object
+// with minProperties or maxProperties in any order. The states of a
+// counted Perm also carry the extras written, up to max(min, max).
+func PermCount(sep, extra *Node, members []*Node, required []bool, min, max int) *Node {
+	if min < 0 {
+		min = 0
+	}
+	if max >= 0 && max < min {
+		return noMatch
+	}
 	if extra == nil {
 		extra = noMatch
 	}
@@ -182,14 +196,20 @@ func Perm(sep, extra *Node, members []*Node, required []bool) *Node {
 		subs = append(subs, m)
 		req = append(req, r)
 	}
-	if len(req) == 0 {
+	if len(req) == 0 && min == 0 && max < 0 {
 		if extra.Op == OpNoMatch {
 			return empty
 		}
 		return Opt(Cat(extra, Star(Cat(sep, extra))))
 	}
+	if len(req) == 0 && extra.Op == OpNoMatch {
+		if min == 0 {
+			return empty
+		}
+		return noMatch
+	}
 	markParents(subs)
-	return &Node{Op: OpPerm, Subs: subs, Req: req}
+	return &Node{Op: OpPerm, Subs: subs, Req: req, Min: min, Max: max}
 }
 
 // Opt returns sub?.

@@ -91,6 +91,7 @@ package fsm
 // costs 0.3 ms a step cold and 1.4 µs warm.
 
 import (
+	"math/bits"
 	"sync/atomic"
 	"unicode/utf8"
 )
@@ -271,6 +272,21 @@ func (cl *closer) itemShort(c *Constraint, it lazyItem) int32 {
 			sum += int64(cl.short(c, n.Subs[2+i]))
 			items++
 		}
+	}
+	// A counted Perm short of its minimum: as many more of its cheapest
+	// optional item (an unwritten optional member, or an extra).
+	if more := int64(n.Min) - int64(bits.OnesCount64(it.seen)) - int64(it.extras) - items; more > 0 {
+		cheap := int64(distInf)
+		if n.Subs[1].Op != OpNoMatch {
+			cheap = int64(cl.short(c, n.Subs[1]))
+		}
+		for i, r := range n.Req {
+			if !r && it.seen&(1<<i) == 0 {
+				cheap = min(cheap, int64(cl.short(c, n.Subs[2+i])))
+			}
+		}
+		sum += more * cheap
+		items += more
 	}
 	if items > 0 {
 		seps := items - 1

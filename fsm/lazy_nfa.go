@@ -1,5 +1,7 @@
 package fsm
 
+import "math/bits"
+
 // Lazy NFA fragments.
 //
 // An OpDefer node and every subset state of an OpPerm node are built as a
@@ -50,7 +52,7 @@ func (b *builder) expand(q int32) error {
 		// state of an enclosing Perm, per array position).
 		s, err = b.stamped(it.n.Subs[0], it.k)
 	} else {
-		s, err = b.perm(it.n, it.seen, it.written, it.k)
+		s, err = b.perm(it.n, it.seen, it.written, it.extras, it.k)
 	}
 	if err != nil {
 		return err
@@ -60,6 +62,13 @@ func (b *builder) expand(q int32) error {
 		b.setTargets(q, []int32{s})
 	}
 	return nil
+}
+
+// permCap is the cap on the extras a state of the counted Perm n tracks:
+// past max(Min, Max) items more extras change nothing (and with a Max none
+// can be written), so a plain Perm tracks none.
+func permCap(n *Node) int {
+	return max(n.Min, n.Max, 0)
 }
 
 // permStart builds Perm node n continuing at k: its state before any item.
@@ -73,15 +82,20 @@ func (b *builder) permStart(n *Node, k int32) (int32, error) {
 	if ok, err := b.nonEmpty(n); err != nil || !ok {
 		return nfaFail, err
 	}
-	return b.perm(n, 0, false, k)
+	return b.perm(n, 0, false, 0, k)
 }
 
 // perm builds the state of Perm node n after the members in seen were
 // written (written: whether anything was) and continuing at k: close (when
 // every required member is in seen), or write a member not in seen and move
 // to that subset's state (a placeholder), or write an extra item and stay.
-func (b *builder) perm(n *Node, seen uint64, written bool, k int32) (int32, error) {
-	key := lazyItem{n: n, seen: seen, written: written, k: k}
+//
+// A counted Perm (PermCount) also bounds the items written, members and
+// extras together, to [n.Min, n.Max]: its states carry the extras written
+// (capped at permCap, past which more extras change nothing), so that the
+// count is popcount(seen) + extras.
+func (b *builder) perm(n *Node, seen uint64, written bool, extras int32, k int32) (int32, error) {
+	key := lazyItem{n: n, seen: seen, written: written, extras: extras, k: k}
 	if b.permMemo == nil {
 		b.permMemo = make(map[lazyItem]int32)
 	}
@@ -100,14 +114,34 @@ func (b *builder) perm(n *Node, seen uint64, written bool, k int32) (int32, erro
 			reqMask |= 1 << i
 		}
 	}
+	total := bits.OnesCount64(seen) + int(extras)
+	// An item may be written when the required members still missing fit
+	// after it: every state must be able to complete (the lazy
+	// determinizer counts on it), so an optional item that would leave
+	// no room for them is not offered.
+	missing := bits.OnesCount64(reqMask &^ seen)
+	sepOK, err := b.nonEmpty(sep)
+	if err != nil {
+		return 0, err
+	}
+	// live reports whether the state after one more item (req: a
+	// required member) can still complete: the missing members fit under
+	// Max, and when the separator is ∅ nothing may follow it.
+	live := func(req bool) bool {
+		miss := missing
+		if req {
+			miss--
+		}
+		return (n.Max < 0 || total+1+miss <= n.Max) && (sepOK || miss == 0 && total+1 >= n.Min)
+	}
 	// The items, each continuing at its subset's state, behind one shared
 	// separator.
 	var items []int32
-	for i := range n.Req {
-		if seen&(1<<i) != 0 {
+	for i, r := range n.Req {
+		if seen&(1<<i) != 0 || !live(r) {
 			continue
 		}
-		cont, err := b.lazyState(lazyItem{n: n, seen: seen | 1<<i, written: true, k: k})
+		cont, err := b.lazyState(lazyItem{n: n, seen: seen | 1<<i, written: true, extras: extras, k: k})
 		if err != nil {
 			return 0, err
 		}
@@ -119,10 +153,11 @@ func (b *builder) perm(n *Node, seen uint64, written bool, k int32) (int32, erro
 		}
 		items = append(items, t)
 	}
-	if extra.Op != OpNoMatch {
+	if extra.Op != OpNoMatch && live(false) {
 		cont := s
-		if !written {
-			if cont, err = b.lazyState(lazyItem{n: n, seen: seen, written: true, k: k}); err != nil {
+		next := min(extras+1, int32(permCap(n)))
+		if !written || next != extras {
+			if cont, err = b.lazyState(lazyItem{n: n, seen: seen, written: true, extras: next, k: k}); err != nil {
 				return 0, err
 			}
 		}
@@ -140,7 +175,7 @@ func (b *builder) perm(n *Node, seen uint64, written bool, k int32) (int32, erro
 		return 0, err
 	}
 	var targets []int32
-	if seen&reqMask == reqMask {
+	if seen&reqMask == reqMask && total >= n.Min {
 		targets = append(targets, k)
 	}
 	if first != nfaFail {
@@ -208,7 +243,29 @@ func (b *builder) nonEmpty1(n *Node) (bool, error) {
 				}
 			}
 		}
-		if nreq > 1 {
+		if n.Max >= 0 && nreq > n.Max {
+			return false, nil
+		}
+		if n.Min > nreq {
+			// Enough items: the optional members that are not ∅, then
+			// extras if there are any.
+			have := nreq
+			for i, r := range n.Req {
+				if !r && have < n.Min {
+					if ok, err := b.nonEmpty(n.Subs[2+i]); err != nil {
+						return false, err
+					} else if ok {
+						have++
+					}
+				}
+			}
+			if have < n.Min {
+				if ok, err := b.nonEmpty(n.Subs[1]); err != nil || !ok {
+					return false, err
+				}
+			}
+		}
+		if nreq > 1 || n.Min > 1 {
 			return b.nonEmpty(n.Subs[0])
 		}
 		return true, nil

@@ -13,34 +13,114 @@ import (
 // permExpansion is the reference for Perm(sep, extra, members, req): the
 // subset lattice written out as a plain (exponential) regex.
 func permExpansion(sep, extra *Node, members []*Node, req []bool) *Node {
+	return permCountExpansion(sep, extra, members, req, 0, -1)
+}
+
+// permCountExpansion is permExpansion with between lo and hi items in
+// all (hi -1: unbounded): the lattice also counts the extras, up to
+// max(lo, hi).
+func permCountExpansion(sep, extra *Node, members []*Node, req []bool, lo, hi int) *Node {
 	var reqMask uint64
 	for i, r := range req {
 		if r {
 			reqMask |= 1 << i
 		}
 	}
-	extras := Star(Cat(sep, extra))
-	var after func(seen uint64) *Node // after at least one item
-	after = func(seen uint64) *Node {
+	capN := max(lo, hi, 0)
+	var after func(seen uint64, n int) *Node // after n ≥ 1 items
+	after = func(seen uint64, n int) *Node {
 		alts := []*Node{}
-		if seen&reqMask == reqMask {
+		if seen&reqMask == reqMask && n >= lo {
 			alts = append(alts, Empty())
+		}
+		if hi >= 0 && n >= hi {
+			return Alt(alts...)
 		}
 		for i, m := range members {
 			if seen&(1<<i) == 0 {
-				alts = append(alts, Cat(sep, m, after(seen|1<<i)))
+				alts = append(alts, Cat(sep, m, after(seen|1<<i, n+1)))
 			}
 		}
-		return Cat(extras, Alt(alts...))
+		if n >= capN && hi < 0 {
+			// More extras change nothing.
+			alts = append(alts, Cat(Plus(Cat(sep, extra)), Alt(alts...)))
+		} else {
+			alts = append(alts, Cat(sep, extra, after(seen, n+1)))
+		}
+		return Alt(alts...)
 	}
-	alts := []*Node{Cat(extra, after(0))}
-	if reqMask == 0 {
+	var alts []*Node
+	if reqMask == 0 && lo == 0 {
 		alts = append(alts, Empty())
 	}
-	for i, m := range members {
-		alts = append(alts, Cat(m, after(1<<i)))
+	if hi != 0 {
+		alts = append(alts, Cat(extra, after(0, 1)))
+		for i, m := range members {
+			alts = append(alts, Cat(m, after(1<<i, 1)))
+		}
 	}
 	return Alt(alts...)
+}
+
+// TestPermCountMatchesExpansion: counted Perms against their written-out
+// lattice, and their dialect round trip.
+func TestPermCountMatchesExpansion(t *testing.T) {
+	sep := mustParse(t, `,`)
+	for _, tc := range []struct {
+		name    string
+		members []string
+		req     []bool
+		extra   string
+		lo, hi  int
+	}{
+		{"max-members-only", []string{"a", "b", "c"}, nil, "", 0, 2},
+		{"min-members-only", []string{"a", "b", "c"}, nil, "", 2, -1},
+		{"exact-with-extra", []string{"a", "b"}, []bool{true, false}, "x[0-9]", 2, 2},
+		{"range-with-extra", []string{"a", "b", "c"}, []bool{false, true, false}, "x", 1, 3},
+		{"min-above-members", []string{"a"}, nil, "x", 3, -1},
+		{"extras-only", nil, nil, "x", 2, 4},
+		{"max-zero", []string{"a"}, nil, "x", 0, 0},
+		{"required-over-max", []string{"a", "b"}, []bool{true, true}, "", 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ms []*Node
+			for _, m := range tc.members {
+				ms = append(ms, mustParse(t, m))
+			}
+			extra := NoMatch()
+			if tc.extra != "" {
+				extra = mustParse(t, tc.extra)
+			}
+			req := make([]bool, len(ms))
+			copy(req, tc.req)
+			got := Cat(Lit("{"), PermCount(sep, extra, ms, req, tc.lo, tc.hi), Lit("}"))
+			want := Cat(Lit("{"), permCountExpansion(sep, extra, ms, req, tc.lo, tc.hi), Lit("}"))
+			g, err1 := Compile(got, Options{})
+			w, err2 := Compile(want, Options{})
+			if err1 != nil || err2 != nil {
+				t.Fatalf("Compile: %v, %v", err1, err2)
+			}
+			if g.String() != w.String() {
+				t.Errorf("PermCount DFA differs from the expansion\nperm:\n%s\nexpansion:\n%s", g, w)
+			}
+			back, err := Parse(got.String())
+			if err != nil {
+				t.Fatalf("Parse(%s) = %v", got, err)
+			}
+			if back.String() != got.String() {
+				t.Errorf("round trip: %s → %s", got, back)
+			}
+		})
+	}
+	// Spot checks of the language itself (the expansion could share a
+	// mistake with the builder).
+	n := Cat(Lit("{"), PermCount(sep, mustParse(t, "x"), []*Node{Lit("a"), Lit("b")}, []bool{true, false}, 2, 3), Lit("}"))
+	d := mustCompile(t, n)
+	for s, want := range map[string]bool{"{a}": false, "{a,b}": true, "{x,a}": true, "{b,a,x}": true, "{x,x,a}": true, "{a,x,x,x}": false, "{b,x}": false, "{a,a}": false} {
+		if got := Matches(d, []byte(s)); got != want {
+			t.Errorf("Matches(%s) = %v, want %v", s, got, want)
+		}
+	}
 }
 
 // TestPermMatchesExpansion compares the minimized DFA of Perm nodes with
@@ -124,7 +204,7 @@ func rebuild(n *Node, subs []*Node) *Node {
 	case OpRepeat:
 		return Repeat(subs[0], n.Min, n.Max)
 	case OpPerm:
-		return Perm(subs[0], subs[1], subs[2:], n.Req)
+		return PermCount(subs[0], subs[1], subs[2:], n.Req, n.Min, n.Max)
 	case OpDefer:
 		return Defer(subs[0])
 	}
@@ -335,6 +415,8 @@ func withDefers(n *Node, h uint64, memo map[*Node]*Node) *Node {
 func FuzzLazyNFA(f *testing.F) {
 	fuzzSeeds(f)
 	f.Add(`\[(?:,(?:[0-9]+|x"[a-c]*"|\{(?perm(,)(k[a-z]:1)(a:(?:1|2))!(b:[xy]+))\})){0,12}\]`)
+	f.Add(`\{(?perm{2,3}(,)(k[a-z]:1)(a:(?:1|2))!(b:[xy]+))\}`)
+	f.Add(`\[(?perm{1,-1}(,)(x)(a)(b))\]`)
 	toks := make([][]byte, 0, 260)
 	for b := range 256 {
 		toks = append(toks, []byte{byte(b)})

@@ -193,6 +193,7 @@ type lazyItem struct {
 	n       *Node
 	seen    uint64
 	written bool
+	extras  int32 // a counted Perm's extra items written so far, capped (permCap)
 	k       int32
 }
 

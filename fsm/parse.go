@@ -409,7 +409,7 @@ func (p *parser) group() (*Node, error) {
 		switch {
 		case strings.HasPrefix(rest, ":"):
 			p.pos++
-		case strings.HasPrefix(rest, "perm(") && p.mode == modeProject:
+		case (strings.HasPrefix(rest, "perm(") || strings.HasPrefix(rest, "perm{")) && p.mode == modeProject:
 			p.pos += len("perm")
 			return p.perm(start)
 		case strings.HasPrefix(rest, "="), strings.HasPrefix(rest, "!"):
@@ -476,9 +476,26 @@ func (p *parser) group() (*Node, error) {
 
 // perm parses the operands of (?perm(SEP)(EXTRA)(M1)!(M2)…): groups, a
 // required member marked by a leading !, up to the closing parenthesis.
+// A counted Perm (PermCount) writes its bounds first: (?perm{MIN,MAX}…),
+// MAX -1 for none.
 func (p *parser) perm(start int) (*Node, error) {
 	var subs []*Node
 	var req []bool
+	lo, hi := 0, -1
+	if p.peek('{') {
+		end := strings.IndexByte(p.src[p.pos:], '}')
+		var ok bool
+		if end > 0 {
+			a, b, found := strings.Cut(p.src[p.pos+1:p.pos+end], ",")
+			x, err1 := strconv.Atoi(a)
+			y, err2 := strconv.Atoi(b)
+			lo, hi, ok = x, y, found && err1 == nil && err2 == nil && x >= 0 && x <= 1<<20 && y >= -1 && y <= 1<<20
+		}
+		if !ok {
+			return nil, parseErr(ErrMissingParen, "perm bounds are {MIN,MAX}", p.pos)
+		}
+		p.pos += end + 1
+	}
 	for !p.peek(')') {
 		r := false
 		if len(subs) >= 2 && p.peek('!') {
@@ -497,11 +514,12 @@ func (p *parser) perm(start int) (*Node, error) {
 			req = append(req, r)
 		}
 	}
-	if len(subs) < 3 || len(req) > MaxPermMembers {
-		return nil, parseErr(ErrMissingParen, "perm needs a separator, an extra and 1 to 64 members", start)
+	counted := lo > 0 || hi >= 0
+	if len(subs) < 2 || len(subs) < 3 && !counted || len(req) > MaxPermMembers {
+		return nil, parseErr(ErrMissingParen, "perm needs a separator, an extra and 1 to 64 members (0 when counted)", start)
 	}
 	p.pos++
-	return Perm(subs[0], subs[1], subs[2:], req), nil
+	return PermCount(subs[0], subs[1], subs[2:], req, lo, hi), nil
 }
 
 func firstRune(s string) string {

@@ -168,6 +168,9 @@ func (p *printer) node(n *Node, ctx int) {
 		}
 	case OpPerm:
 		p.b.WriteString("(?perm")
+		if n.Min > 0 || n.Max >= 0 {
+			p.b.WriteString("{" + strconv.Itoa(n.Min) + "," + strconv.Itoa(n.Max) + "}")
+		}
 		for i, s := range n.Subs {
 			if i >= 2 && i-2 < len(n.Req) && n.Req[i-2] {
 				p.b.WriteString("!")
@@ -396,6 +399,9 @@ func (p *printer) dump(n *Node) {
 		name := "defer{"
 		if n.Op == OpPerm {
 			name = "perm{"
+			if n.Min > 0 || n.Max >= 0 {
+				name += strconv.Itoa(n.Min) + "," + strconv.Itoa(n.Max) + " "
+			}
 			for _, r := range n.Req {
 				name += map[bool]string{true: "!", false: "?"}[r]
 			}

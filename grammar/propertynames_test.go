@@ -1,6 +1,12 @@
 package grammar
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"conform/fsm"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
 
 // propertyNamesTests: propertyNames with any string schema.
 var propertyNamesTests = []langTest{
@@ -38,3 +44,30 @@ var patternOverlapTests = []langTest{
 }
 
 func TestPatternOverlap(t *testing.T) { checkLangTests(t, patternOverlapTests) }
+
+// TestPropertyCountsAnyOrder: minProperties and maxProperties in any
+// property order (a counted fsm.Perm), checked against the reference
+// validator both ways on a table of objects.
+func TestPropertyCountsAnyOrder(t *testing.T) {
+	schema := `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"}},"required":["a"],"minProperties":2,"maxProperties":3}`
+	res, err := CompileSchema([]byte(schema), Options{PropertyOrder: OrderAny, AnyValueDepth: eagerAnyDepth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := fsm.Compile(res.Node, fsm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch := referenceSchema(t, schema)
+	for _, s := range []string{`{"a":1}`, `{"a":1,"b":2}`, `{"b":2,"a":1}`, `{"c":3,"b":2,"a":1}`, `{"x":0,"a":1}`, `{"a":1,"x":0,"y":0}`,
+		`{"a":1,"b":2,"c":3,"x":0}`, `{"x":0,"y":0}`, `{"b":2,"c":3}`, `{}`, `{"c":1,"x":2,"a":3}`} {
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := sch.Validate(inst) == nil
+		if got := fsm.Matches(d, []byte(s)); got != want {
+			t.Errorf("Matches(%s) = %v, the validator says %v", s, got, want)
+		}
+	}
+}

@@ -195,13 +195,15 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 	if maxP >= 0 && extra == nil && maxP >= len(members) {
 		maxP = -1 // cannot be exceeded
 	}
-	if c.opts.PropertyOrder == OrderAny && minP == 0 && maxP < 0 && len(members) <= fsm.MaxPermMembers {
+	if c.opts.PropertyOrder == OrderAny && len(members) <= fsm.MaxPermMembers {
 		kvs := make([]*fsm.Node, len(members))
 		req := make([]bool, len(members))
 		for i, m := range members {
 			kvs[i], req[i] = m.kv, m.required
 		}
-		return fsm.Cat(fsm.Lit("{"), c.ws, fsm.Perm(c.sep, extra, kvs, req), c.ws, fsm.Lit("}")), nil
+		// minProperties and maxProperties count members and extras
+		// together (PermCount).
+		return fsm.Cat(fsm.Lit("{"), c.ws, fsm.PermCount(c.sep, extra, kvs, req, minP, maxP), c.ws, fsm.Lit("}")), nil
 	}
 	// capN: counts at or above it behave alike.
 	capN := max(1, minP)
