@@ -62,6 +62,23 @@ func permCountExpansion(sep, extra *Node, members []*Node, req []bool, lo, hi in
 	return Alt(alts...)
 }
 
+// permOperands parses a Perm test case's members and extra ("" for none)
+// and pads its required flags to the members.
+func permOperands(t *testing.T, members []string, required []bool, extraSrc string) ([]*Node, []bool, *Node) {
+	t.Helper()
+	var ms []*Node
+	for _, m := range members {
+		ms = append(ms, mustParse(t, m))
+	}
+	extra := NoMatch()
+	if extraSrc != "" {
+		extra = mustParse(t, extraSrc)
+	}
+	req := make([]bool, len(ms))
+	copy(req, required)
+	return ms, req, extra
+}
+
 // TestPermCountMatchesExpansion: counted Perms against their written-out
 // lattice, and their dialect round trip.
 func TestPermCountMatchesExpansion(t *testing.T) {
@@ -83,16 +100,7 @@ func TestPermCountMatchesExpansion(t *testing.T) {
 		{"required-over-max", []string{"a", "b"}, []bool{true, true}, "", 0, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var ms []*Node
-			for _, m := range tc.members {
-				ms = append(ms, mustParse(t, m))
-			}
-			extra := NoMatch()
-			if tc.extra != "" {
-				extra = mustParse(t, tc.extra)
-			}
-			req := make([]bool, len(ms))
-			copy(req, tc.req)
+			ms, req, extra := permOperands(t, tc.members, tc.req, tc.extra)
 			got := Cat(Lit("{"), PermCount(sep, extra, ms, req, tc.lo, tc.hi), Lit("}"))
 			want := Cat(Lit("{"), permCountExpansion(sep, extra, ms, req, tc.lo, tc.hi), Lit("}"))
 			g, err1 := Compile(got, Options{})
@@ -144,16 +152,7 @@ func TestPermMatchesExpansion(t *testing.T) {
 		{"four-none", []string{"w", "xx", "y", "z"}, nil, `q`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var ms []*Node
-			for _, m := range tc.members {
-				ms = append(ms, mustParse(t, m))
-			}
-			extra := NoMatch()
-			if tc.extra != "" {
-				extra = mustParse(t, tc.extra)
-			}
-			req := make([]bool, len(ms))
-			copy(req, tc.req)
+			ms, req, extra := permOperands(t, tc.members, tc.req, tc.extra)
 			got := Cat(Lit("{"), Perm(sep, extra, ms, req), Lit("}"))
 			want := Cat(Lit("{"), permExpansion(sep, extra, ms, req), Lit("}"))
 			if g, w := mustCompile(t, got).String(), mustCompile(t, want).String(); g != w {

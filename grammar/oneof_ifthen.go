@@ -369,13 +369,9 @@ func negateIn(root, cond *value, depth int, keys *[]string, mode negMode) (*valu
 			if x.k != kArray || len(x.arr) == 0 {
 				return nil, false
 			}
-			var negs []*value
-			for _, e := range x.arr {
-				ne, ok := negateIn(root, e, depth+1, keys, mode)
-				if !ok {
-					return nil, false
-				}
-				negs = append(negs, ne)
+			negs, ok := negateEach(root, x.arr, depth+1, keys, mode)
+			if !ok {
+				return nil, false
 			}
 			if k == "allOf" { // ¬(A ∧ B) = ¬A ∨ ¬B
 				alts = append(alts, negs...)
@@ -434,13 +430,9 @@ func negateIn(root, cond *value, depth int, keys *[]string, mode negMode) (*valu
 			if x.k != kArray || len(x.arr) == 0 || len(x.arr) > maxNegatedOneOf {
 				return nil, false
 			}
-			var negs []*value
-			for _, e := range x.arr {
-				ne, ok := negateIn(root, e, depth+1, keys, mode)
-				if !ok {
-					return nil, false
-				}
-				negs = append(negs, ne)
+			negs, ok := negateEach(root, x.arr, depth+1, keys, mode)
+			if !ok {
+				return nil, false
 			}
 			alts = append(alts, object("allOf", array(negs...)))
 			for i := range x.arr {
@@ -501,6 +493,20 @@ func condKeywords(root *value) bool {
 func draft4(root *value) bool {
 	s := root.get("$schema")
 	return s != nil && s.k == kString && (strings.Contains(s.str, "draft-04") || strings.Contains(s.str, "draft-03"))
+}
+
+// negateEach negates each of schemas (negateIn); ok is false when one
+// cannot be.
+func negateEach(root *value, schemas []*value, depth int, keys *[]string, mode negMode) ([]*value, bool) {
+	negs := make([]*value, 0, len(schemas))
+	for _, e := range schemas {
+		ne, ok := negateIn(root, e, depth, keys, mode)
+		if !ok {
+			return nil, false
+		}
+		negs = append(negs, ne)
+	}
+	return negs, true
 }
 
 // negMode says how negateIn treats a keyword it cannot negate exactly.

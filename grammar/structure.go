@@ -694,11 +694,16 @@ func (c *compiler) keysDisjoint(a, b *ir) bool {
 	if !ok1 || !ok2 {
 		return false
 	}
-	key := "keys\x00" + keysKey(a) + "\x01" + keysKey(b)
+	return c.provedEmpty("keys\x00"+keysKey(a)+"\x01"+keysKey(b), fsm.And(ka, kb))
+}
+
+// provedEmpty reports whether n is proven empty within a small budget,
+// memoized per compile under key (the languages n is made of).
+func (c *compiler) provedEmpty(key string, n *fsm.Node) bool {
 	if d, ok := c.strDisjoint[key]; ok {
 		return d
 	}
-	empty, err := fsm.IsEmpty(fsm.And(ka, kb), fsm.Options{MaxDFAStates: 20_000, MaxWork: 2_000_000})
+	empty, err := fsm.IsEmpty(n, fsm.Options{MaxDFAStates: 20_000, MaxWork: 2_000_000})
 	d := err == nil && empty
 	if c.strDisjoint == nil {
 		c.strDisjoint = map[string]bool{}
@@ -846,17 +851,7 @@ func (c *compiler) stringsDisjoint(a, b *ir) bool {
 			}
 		}
 	}
-	key := stringsKey(a) + "\x00" + stringsKey(b)
-	if d, ok := c.strDisjoint[key]; ok {
-		return d
-	}
-	empty, err := fsm.IsEmpty(fsm.And(append(pa, pb...)...), fsm.Options{MaxDFAStates: 20_000, MaxWork: 2_000_000})
-	d := err == nil && empty
-	if c.strDisjoint == nil {
-		c.strDisjoint = map[string]bool{}
-	}
-	c.strDisjoint[key] = d
-	return d
+	return c.provedEmpty(stringsKey(a)+"\x00"+stringsKey(b), fsm.And(append(pa, pb...)...))
 }
 
 // stringsKey names the string language stringsDisjoint reads from r: its
