@@ -17,6 +17,13 @@ func FuzzCompileSchema(f *testing.F) {
 	for _, tt := range badSchemas {
 		f.Add([]byte(tt.schema))
 	}
+	// The language tables of the drafts' semantics, negations,
+	// overlapping patterns and finite uniqueItems.
+	for _, table := range [][]langTest{refTests, numberValueTests, patternOverlapTests, negatedOneOfTests, uniqueFiniteTests, ifThenElseTests} {
+		for _, tt := range table {
+			f.Add([]byte(tt.schema))
+		}
+	}
 	f.Fuzz(func(t *testing.T, schema []byte) {
 		s, ok := fuzzShortest(t, schema)
 		if !ok {
