@@ -40,8 +40,18 @@ func (c *e2eCount) log(t *testing.T, api string, start time.Time) {
 	if strings.HasSuffix(api, "/think") && c.thoughts == 0 {
 		t.Errorf("%s: no answer carried reasoning", api)
 	}
-	if c.calls+c.answers < c.requests/4 {
-		t.Errorf("%s: only %d calls and %d answers validated across %d requests", api, c.calls, c.answers, c.requests)
+	// The floor only keeps the run from being vacuous (what is checked is
+	// that every completed call and answer validates). Under the thinking
+	// template the reasoning takes 24 or more of the 64–127 tokens, so
+	// fewer turns complete: messages/think validated 21, 28, 31 and 29 of
+	// 100 in four runs (2026-12-02), against 43–52 for the other servers;
+	// its floor is an eighth.
+	floor := c.requests / 4
+	if strings.HasSuffix(api, "/think") {
+		floor = c.requests / 8
+	}
+	if c.calls+c.answers < floor {
+		t.Errorf("%s: only %d calls and %d answers validated across %d requests (floor %d)", api, c.calls, c.answers, c.requests, floor)
 	}
 }
 
