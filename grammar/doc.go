@@ -97,8 +97,9 @@
 // enum/const at the same place makes the language finite: uniqueItems
 // (unless maxItems ≤ 1 or the items are finite, as above), two contains on one array, maxContains whose
 // contains schema has no exact negation, unknown formats, unevaluatedItems,
-// $dynamicRef/$recursiveRef, multipleOf that is neither an integer nor a
-// power of ten, if/then/else and not whose negation is not exact (format,
+// $dynamicRef/$recursiveRef, multipleOf that is neither an integer, a
+// power of ten, nor a decimal a/10^k whose a divides 10^j for some j ≤ k
+// (0.25, 0.05 and 0.125 are exact on the fraction digits), if/then/else and not whose negation is not exact (format,
 // multipleOf, tuple items, patternProperties, additionalProperties outside a
 // closed object), oneOf that can be neither proven disjoint nor rewritten.
 //

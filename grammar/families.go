@@ -15,7 +15,8 @@ import (
 func (c *compiler) numberNode(r *ir, exclVals []*value) (*fsm.Node, error) {
 	intOnly := r.types&tFrac == 0
 	var intMults []*big.Int
-	fracDigits := -1 // the fewest fraction digits a multipleOf allows; -1: unlimited
+	fracDigits := -1          // the fewest fraction digits a multipleOf allows; -1: unlimited
+	var fracMults []*fsm.Node // fraction languages of decimal multipleOf values (fracMultiple)
 	for _, m := range r.mult {
 		switch {
 		case m.IsInt():
@@ -28,6 +29,10 @@ func (c *compiler) numberNode(r *ir, exclVals []*value) (*fsm.Node, error) {
 			if !ok {
 				if intOnly && new(big.Rat).Inv(m).IsInt() {
 					continue // every integer is a multiple of 1/k
+				}
+				if f, ok := fracMultiple(m); ok && !intOnly {
+					fracMults = append(fracMults, f)
+					continue
 				}
 				if err := c.unsupportedKw(r.ptr+"/multipleOf", "multipleOf", "multipleOf "+m.RatString()+" is supported only as an integer or a power of ten (0.1, 0.01, ...)"); err != nil {
 					return nil, err
@@ -91,7 +96,61 @@ func (c *compiler) numberNode(r *ir, exclVals []*value) (*fsm.Node, error) {
 		}
 		n = fsm.And(n, fsm.Cat(fsm.Opt(fsm.Lit("-")), natAny, f))
 	}
+	for _, f := range fracMults {
+		n = fsm.And(n, fsm.Cat(fsm.Opt(fsm.Lit("-")), natAny, f))
+	}
 	return n, nil
+}
+
+// fracMultiple returns the fraction part (after the integer digits) of the
+// exponent-free numbers that are multiples of m, when m = a/10^k with a
+// dividing 10^j for some j ≤ k (0.25, 0.05, 0.125): x is a multiple of m
+// exactly when the last j of its first k fraction digits (zero-padded) are
+// a j-digit multiple of a and every later fraction digit is 0, so the
+// integer part is free. ok is false for other m (2.5, 0.3), which need
+// digits of the integer part.
+func fracMultiple(m *big.Rat) (*fsm.Node, bool) {
+	k := 0
+	a := new(big.Rat).Set(m)
+	for !a.IsInt() {
+		if k >= 6 {
+			return nil, false
+		}
+		a.Mul(a, new(big.Rat).SetInt(bigTen))
+		k++
+	}
+	an := a.Num()
+	if !an.IsInt64() || an.Int64() <= 0 {
+		return nil, false
+	}
+	av := an.Int64()
+	j, p := 0, int64(1)
+	for p%av != 0 {
+		if j >= k || j >= 3 {
+			return nil, false
+		}
+		j++
+		p *= 10
+	}
+	var alts []*fsm.Node
+	zeros := fsm.Star(fsm.Lit("0"))
+	if k > j {
+		// Fewer than k-j+1 digits: the last j of the padded k are 0.
+		alts = append(alts, fsm.Cat(fsm.Repeat(digit, 1, k-j), zeros))
+	}
+	for v := int64(0); v < p; v += av {
+		s := leftPad(strconv.FormatInt(v, 10), j)
+		for i := 1; i <= j; i++ {
+			if strings.Trim(s[i:], "0") == "" {
+				alts = append(alts, fsm.Cat(fsm.Repeat(digit, k-j, k-j), fsm.Lit(s[:i]), zeros))
+			}
+		}
+	}
+	if j == 0 {
+		// a divides 1: m = 1/10^k, every fraction of at most k digits.
+		alts = append(alts, fsm.Cat(fsm.Repeat(digit, 1, k), zeros))
+	}
+	return fsm.Opt(fsm.Cat(fsm.Lit("."), fsm.Alt(alts...))), true
 }
 
 // fracOnly is the numbers written without exponent whose fraction has a

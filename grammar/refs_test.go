@@ -79,3 +79,18 @@ func TestNamedRefsRefused(t *testing.T) {
 		}
 	}
 }
+
+// fracMultipleTests: multipleOf a/10^k where a divides 10^j, j ≤ k.
+var fracMultipleTests = []langTest{
+	{"quarter", `{"type":"number","multipleOf":0.25,"minimum":0.25}`,
+		[]string{`0.25`, `0.5`, `0.75`, `1`, `1.0`, `2.50`, `12.75`, `3.000`}, []string{`0`, `0.1`, `0.2`, `0.26`, `1.251`, `-0.25`, `2.55`}},
+	{"twentieth", `{"type":"number","multipleOf":0.05}`,
+		[]string{`0`, `0.05`, `0.1`, `1.95`, `-3.4`, `7`}, []string{`0.01`, `0.07`, `1.951`}},
+	{"eighth", `{"multipleOf":0.125}`,
+		[]string{`0.125`, `0.25`, `0.375`, `0.5`, `0.875`, `5.625`, `"s"`}, []string{`0.1`, `0.126`, `0.0625`}},
+	{"two-mults-bounded", `{"type":"number","multipleOf":0.25,"allOf":[{"multipleOf":0.05}],"maximum":1,"exclusiveMinimum":0}`,
+		[]string{`0.25`, `0.5`, `1`}, []string{`0.05`, `0`, `1.25`, `0.3`}},
+	{"integer-and-quarter", `{"type":"integer","multipleOf":0.25}`, []string{`1`, `-4`}, []string{`0.25`, `1.5`}},
+}
+
+func TestFracMultiple(t *testing.T) { checkLangTests(t, fracMultipleTests) }
