@@ -91,6 +91,8 @@ var uniqueFiniteTests = []langTest{
 		[]string{`[9,0,5]`, `[0,1,2,3,4,5,6,7,8,9]`}, []string{`[9,0,9]`, `[0,1,2,3,4,5,6,7,8,9,0]`}},
 	{"maxItems-above-domain", `{"type":"array","items":{"enum":["a","b"]},"uniqueItems":true,"maxItems":5}`,
 		[]string{`["b","a"]`}, []string{`["a","a"]`}},
+	{"counted", `{"type":"array","items":{"enum":["a","b","c","d"]},"uniqueItems":true,"minItems":2,"maxItems":3}`,
+		[]string{`["a","b"]`, `["d","a","c"]`}, []string{`["a"]`, `["a","b","c","d"]`, `["a","a"]`, `["a","b","a"]`}},
 	{"object-values", `{"type":"array","items":{"enum":[{"k":1},{"k":2}]},"uniqueItems":true}`,
 		[]string{`[{"k":2},{"k":1}]`}, []string{`[{"k":1},{"k":1}]`}},
 }

@@ -90,8 +90,8 @@
 //     sequence or in ((?!X).)* are exact (fsm.ParsePattern).
 //   - uniqueItems over a finite item domain (an items enum/const, each
 //     value checked against the items schema by the reference validator;
-//     no prefixItems or contains, minItems ≤ 1, maxItems absent or at least
-//     the domain's size): the distinct values in any order (fsm.Perm).
+//     no prefixItems or contains): the distinct values in any order,
+//     between minItems and maxItems of them (fsm.PermCount).
 //
 // Refused in strict mode (warning and ignored in lenient mode) unless an
 // enum/const at the same place makes the language finite: uniqueItems

@@ -375,14 +375,13 @@ func (c *compiler) arrayNode(r *ir) (*fsm.Node, error) {
 // uniqueFinite builds the arrays of r with uniqueItems when its items
 // come from a finite domain (an enum or const, each value checked against
 // the items schema by the reference validator): the distinct values in any
-// order, each at most once, which is a Perm of the values. JSON Schema
-// compares values by value, and each member is one value in its spellings,
-// so no two members are equal. It applies without prefixItems or contains,
-// with minItems at most 1 and maxItems absent or at least the number of
-// values (Perm does not count); ok is false otherwise, and uniqueItems is
-// refused as before.
+// order, each at most once, between minItems and maxItems of them, which is
+// a counted Perm of the values. JSON Schema compares values by value, and
+// each member is one value in its spellings, so no two members are equal.
+// It applies without prefixItems or contains; ok is false otherwise, and
+// uniqueItems is refused as before.
 func (c *compiler) uniqueFinite(r *ir) (*fsm.Node, bool, error) {
-	if !r.itemsSet || len(r.prefix) > 0 || len(r.contains) > 0 || r.minItems > 1 {
+	if !r.itemsSet || len(r.prefix) > 0 || len(r.contains) > 0 {
 		return nil, false, nil
 	}
 	it, err := c.collectList(r.items, r.ptr+"/items")
@@ -396,30 +395,14 @@ func (c *compiler) uniqueFinite(r *ir) (*fsm.Node, bool, error) {
 		}
 	}
 	keep, ok := c.finiteValues(cands, r.items)
-	if !ok || len(keep) > fsm.MaxPermMembers || r.maxItems >= 0 && r.maxItems < len(keep) {
+	if !ok || len(keep) > fsm.MaxPermMembers {
 		return nil, false, nil
 	}
 	members := make([]*fsm.Node, len(keep))
 	for i, v := range keep {
 		members[i] = c.valueNode(v)
 	}
-	var alts []*fsm.Node
-	if r.minItems == 0 {
-		alts = append(alts, fsm.Cat(fsm.Lit("["), c.ws, fsm.Lit("]")))
-	}
-	// A non-empty array: its first value, then the others in any order,
-	// each behind a separator (a Perm with an empty separator over
-	// "sep value" members, which can also be empty). Products are not
-	// lazy, so there is no subtraction here.
-	after := make([]*fsm.Node, len(members))
-	for i, m := range members {
-		after[i] = fsm.Cat(c.sep, m)
-	}
-	for i, m := range members {
-		rest := append(append([]*fsm.Node(nil), after[:i]...), after[i+1:]...)
-		alts = append(alts, fsm.Cat(fsm.Lit("["), c.ws, m, fsm.Perm(fsm.Empty(), nil, rest, nil), c.ws, fsm.Lit("]")))
-	}
-	return fsm.Alt(alts...), true, nil
+	return fsm.Cat(fsm.Lit("["), c.ws, fsm.PermCount(c.sep, nil, members, nil, r.minItems, r.maxItems), c.ws, fsm.Lit("]")), true, nil
 }
 
 // applyNots folds r's not keywords into r: whole types are removed, leaf
