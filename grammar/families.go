@@ -15,7 +15,6 @@ import (
 func (c *compiler) numberNode(r *ir, exclVals []*value) (*fsm.Node, error) {
 	intOnly := r.types&tFrac == 0
 	var intMults []*big.Int
-	fracDigits := -1          // the fewest fraction digits a multipleOf allows; -1: unlimited
 	var fracMults []*fsm.Node // fraction languages of decimal multipleOf values (fracMultiple)
 	for _, m := range r.mult {
 		switch {
@@ -24,24 +23,17 @@ func (c *compiler) numberNode(r *ir, exclVals []*value) (*fsm.Node, error) {
 			if m.Num().Cmp(bigOne) != 0 {
 				intMults = append(intMults, new(big.Int).Set(m.Num()))
 			}
+		case intOnly && new(big.Rat).Inv(m).IsInt():
+			// Every integer is a multiple of 1/k.
 		default:
-			e, ok := powerOfTenExp(m)
+			f, ok := fracMultiple(m)
 			if !ok {
-				if intOnly && new(big.Rat).Inv(m).IsInt() {
-					continue // every integer is a multiple of 1/k
-				}
-				if f, ok := fracMultiple(m); ok && !intOnly {
-					fracMults = append(fracMults, f)
-					continue
-				}
-				if err := c.unsupportedKw(r.ptr+"/multipleOf", "multipleOf", "multipleOf "+m.RatString()+" is supported only as an integer or a power of ten (0.1, 0.01, ...)"); err != nil {
+				if err := c.unsupportedKw(r.ptr+"/multipleOf", "multipleOf", "multipleOf "+m.RatString()+" is supported only as an integer, a power of ten (0.1, 0.01, ...) or a decimal whose digits divide a power of ten (0.25, 0.05, ...)"); err != nil {
 					return nil, err
 				}
 				continue
 			}
-			if fracDigits < 0 || e < fracDigits {
-				fracDigits = e
-			}
+			fracMults = append(fracMults, f)
 		}
 	}
 	var n *fsm.Node
@@ -76,7 +68,7 @@ func (c *compiler) numberNode(r *ir, exclVals []*value) (*fsm.Node, error) {
 			return nil, errorf(CodeTooLarge, r.ptr, "minimum", "numeric bound needs more than %d digits", maxDigit)
 		}
 		n = d
-	} else if fracDigits >= 0 {
+	} else if len(fracMults) > 0 {
 		n = fsm.Cat(fsm.Opt(fsm.Lit("-")), natAny, fracAny)
 	} else {
 		n = jsonNum
@@ -87,15 +79,6 @@ func (c *compiler) numberNode(r *ir, exclVals []*value) (*fsm.Node, error) {
 		// of which are integers (1.5e1), are left out.
 		n = fsm.And(n, fracOnly)
 	}
-	if fracDigits >= 0 {
-		var f *fsm.Node
-		if fracDigits == 0 {
-			f = fsm.Opt(fsm.Cat(fsm.Lit("."), fsm.Plus(fsm.Lit("0"))))
-		} else {
-			f = fsm.Opt(fsm.Cat(fsm.Lit("."), fsm.Repeat(digit, 1, fracDigits), fsm.Star(fsm.Lit("0"))))
-		}
-		n = fsm.And(n, fsm.Cat(fsm.Opt(fsm.Lit("-")), natAny, f))
-	}
 	for _, f := range fracMults {
 		n = fsm.And(n, fsm.Cat(fsm.Opt(fsm.Lit("-")), natAny, f))
 	}
@@ -104,7 +87,8 @@ func (c *compiler) numberNode(r *ir, exclVals []*value) (*fsm.Node, error) {
 
 // fracMultiple returns the fraction part (after the integer digits) of the
 // exponent-free numbers that are multiples of m, when m = a/10^k with a
-// dividing 10^j for some j ≤ k (0.25, 0.05, 0.125): x is a multiple of m
+// dividing 10^j for some j ≤ k (0.1 and 0.01, where a = 1 and j = 0: at
+// most k fraction digits; 0.25, 0.05, 0.125): x is a multiple of m
 // exactly when the last j of its first k fraction digits (zero-padded) are
 // a j-digit multiple of a and every later fraction digit is 0, so the
 // integer part is free. ok is false for other m (2.5, 0.3), which need
@@ -113,7 +97,7 @@ func fracMultiple(m *big.Rat) (*fsm.Node, bool) {
 	k := 0
 	a := new(big.Rat).Set(m)
 	for !a.IsInt() {
-		if k >= 6 {
+		if k >= maxDigit {
 			return nil, false
 		}
 		a.Mul(a, new(big.Rat).SetInt(bigTen))
@@ -146,10 +130,6 @@ func fracMultiple(m *big.Rat) (*fsm.Node, bool) {
 			}
 		}
 	}
-	if j == 0 {
-		// a divides 1: m = 1/10^k, every fraction of at most k digits.
-		alts = append(alts, fsm.Cat(fsm.Repeat(digit, 1, k), zeros))
-	}
 	return fsm.Opt(fsm.Cat(fsm.Lit("."), fsm.Alt(alts...))), true
 }
 
@@ -157,24 +137,6 @@ func fracMultiple(m *big.Rat) (*fsm.Node, bool) {
 // non-zero digit: exactly the exponent-free texts of non-integers.
 var fracOnly = fsm.Cat(fsm.Opt(fsm.Lit("-")), fsm.Alt(fsm.Lit("0"), fsm.Cat(nzDigit, fsm.Star(digit))),
 	fsm.Lit("."), fsm.Star(digit), fsm.ByteClass(fsm.ByteRange{Lo: '1', Hi: '9'}), fsm.Star(digit))
-
-// powerOfTenExp returns e when m = 10^-e (e ≥ 1).
-func powerOfTenExp(m *big.Rat) (int, bool) {
-	if m.Num().Cmp(bigOne) != 0 {
-		return 0, false
-	}
-	d := new(big.Int).Set(m.Denom())
-	e := 0
-	for d.Cmp(bigOne) > 0 {
-		q, rem := new(big.Int).QuoRem(d, bigTen, new(big.Int))
-		if rem.Sign() != 0 {
-			return 0, false
-		}
-		d = q
-		e++
-	}
-	return e, e > 0
-}
 
 // maxEnumMultiples bounds the multiples listed when a multipleOf range is
 // small enough to enumerate.
