@@ -3,7 +3,7 @@ package grammar
 // Overlapping oneOf branches.
 //
 // emitGroup compiles a oneOf as an anyOf when its branches are proven
-// disjoint. When they are not, three exact rewrites are tried, in this
+// disjoint. When they are not, four rewrites are tried, in this
 // order, before the group is refused:
 //
 //   - Presence tests. Every branch differs from the merged parent only by
@@ -25,6 +25,12 @@ package grammar
 //     refused). A listed value that validates only through another branch
 //     is still produced, by the finite part, so nothing is lost.
 //
+//   - A discriminator. Object branches that all declare one property
+//     with pairwise disjoint values (a "kind" with a different enum in
+//     each, required or not): an object that has it satisfies at most the
+//     branch its value selects (oneOfDiscriminated). Objects without it
+//     get the negation below when it compiles and are left out otherwise,
+//     a sound under-approximation like the negation's own.
 //   - Negation. Otherwise, when every branch can be negated exactly
 //     (negateIf, see oneof_ifthen.go), branch i becomes branch i and the
 //     negation of every other branch. The negations are anyOf groups that
@@ -58,6 +64,9 @@ func (c *compiler) emitOneOfOverlap(r *ir, g group, base *ir, subs, ars []*ir) (
 	n, ok, err := c.oneOfPresence(base, subs, ars)
 	if err == nil && !ok {
 		n, ok, err = c.oneOfFinite(r, subs)
+	}
+	if err == nil && !ok {
+		n, ok, err = c.oneOfDiscriminated(g, subs)
 	}
 	if err == nil && !ok {
 		n, ok, err = c.oneOfNegated(g, subs, negExact)
@@ -122,11 +131,13 @@ const extrasShare = 3
 const (
 	segFinite = "/$oneOfFinite"
 	segNot    = "/$oneOfNot/"
+	segDisc   = "/$oneOfDisc/"
 )
 
 func synthetic(err error) bool {
 	var e *Error
-	return errors.As(err, &e) && (strings.Contains(e.Pointer, segFinite) || strings.Contains(e.Pointer, segNot))
+	return errors.As(err, &e) && (strings.Contains(e.Pointer, segFinite) || strings.Contains(e.Pointer, segNot) ||
+		strings.Contains(e.Pointer, segDisc))
 }
 
 // oneOfNegated is the general rewrite: branch i becomes branch i and the
@@ -187,11 +198,21 @@ func (c *compiler) oneOfNegated(g group, subs []*ir, mode negMode) (*fsm.Node, b
 			case negUnderExtras:
 				seg += "ux"
 			}
-			nr, err := c.collect(sref{nv, g.ptr + seg + strconv.Itoa(i) + "/" + strconv.Itoa(j)}, nil)
+			nv, ptr, live := c.dropDisjoint(s, nv, g.ptr+seg+strconv.Itoa(i)+"/"+strconv.Itoa(j))
+			if !live {
+				// No value of branch i fails branch j: branch i
+				// adds nothing.
+				m = nil
+				break
+			}
+			nr, err := c.collect(sref{nv, ptr}, nil)
 			if err != nil {
 				return nil, false, nil
 			}
 			m = merge(m, nr)
+		}
+		if m == nil {
+			continue
 		}
 		m.ptr = s.ptr
 		n, err := c.emitIR(m)
@@ -201,6 +222,143 @@ func (c *compiler) oneOfNegated(g group, subs []*ir, mode negMode) (*fsm.Node, b
 		alts = append(alts, n)
 	}
 	return fsm.Alt(alts...), true, nil
+}
+
+// dropDisjoint removes from the negation nv (a schema, or an anyOf of
+// alternatives) the alternatives that no value of branch s satisfies, by
+// disjoint's proofs, so that the conjunction of many negations is not
+// distributed over alternatives that are empty anyway. live is false when
+// none is left (every value of s satisfies the negated branch too). ptr
+// names nv; the result is named ptr when nothing was dropped and ptr +
+// "/$kept" otherwise (compiled nodes are memoized by pointer).
+func (c *compiler) dropDisjoint(s *ir, nv *value, ptr string) (_ *value, _ string, live bool) {
+	alts := []*value{nv}
+	if any := nv.get("anyOf"); nv.k == kObject && len(nv.keys) == 1 && any != nil && any.k == kArray {
+		alts = any.arr
+	}
+	var kept []*value
+	for k, a := range alts {
+		ar, err := c.collect(sref{a, ptr + "/$alt" + strconv.Itoa(k)}, nil)
+		if err == nil && c.disjoint(s, ar, 3) {
+			continue
+		}
+		kept = append(kept, a)
+	}
+	switch {
+	case len(kept) == 0:
+		return nil, "", false
+	case len(kept) == len(alts):
+		return nv, ptr, true
+	case len(kept) == 1:
+		return kept[0], ptr + "/$kept", true
+	}
+	return object("anyOf", array(kept...)), ptr + "/$kept", true
+}
+
+// maxDiscBranches bounds the branches oneOfDiscriminated compares pairwise.
+const maxDiscBranches = 64
+
+// oneOfDiscriminated is the rewrite for object branches told apart by one
+// property that none of them requires (a "kind" with a different enum in
+// each, often optional): a property d that every branch declares, with
+// values pairwise disjoint between branches. An object that has d fails
+// every branch but the one whose d admits its value, so there "exactly
+// one" is that branch with d required. Objects without d are the oneOf of
+// the branches with d absent: the general negation is tried on them with a
+// third of the work left (the d alternatives of the negations drop out,
+// dropDisjoint), and when it cannot be compiled they are left out. That
+// and leaving out values that are not objects (where the branches do not
+// tell each other apart) are sound under-approximations: every value the
+// result accepts satisfies exactly one branch.
+func (c *compiler) oneOfDiscriminated(g group, subs []*ir) (*fsm.Node, bool, error) {
+	var live []int
+	for i, s := range subs {
+		if s.types == 0 {
+			continue
+		}
+		if s.types&tObj == 0 {
+			return nil, false, nil
+		}
+		live = append(live, i)
+	}
+	if len(live) < 2 || len(live) > maxDiscBranches {
+		return nil, false, nil
+	}
+	d, ok := c.discriminator(subs, live)
+	if !ok {
+		return nil, false, nil
+	}
+	var alts []*fsm.Node
+	absent := make([]*ir, len(subs))
+	for _, i := range live {
+		ptr := g.ptr + segDisc + strconv.Itoa(i)
+		has, err := c.collect(sref{object("type", str("object"), "required", array(str(d))), ptr + "/has"}, nil)
+		if err != nil {
+			return nil, false, err
+		}
+		m := merge(subs[i], has)
+		m.ptr = subs[i].ptr
+		n, err := c.emitIR(m)
+		if err != nil {
+			return nil, false, err
+		}
+		alts = append(alts, n)
+		lacks, err := c.collect(sref{object("type", str("object"), "not", object("required", array(str(d)))), ptr + "/lacks"}, nil)
+		if err != nil {
+			return nil, false, err
+		}
+		absent[i] = merge(subs[i], lacks)
+		absent[i].ptr = subs[i].ptr
+	}
+	for i := range absent {
+		if absent[i] == nil {
+			absent[i] = subs[i] // types 0: skipped
+		}
+	}
+	work, budget, nw := c.work, c.opts.MaxNodes, len(c.warnings)
+	c.opts.MaxNodes = work + (budget-work)/extrasShare
+	n, ok, err := c.oneOfNegated(g, absent, negExact)
+	c.opts.MaxNodes = budget
+	switch {
+	case err != nil && !synthetic(err):
+		return nil, false, err
+	case err == nil && ok:
+		alts = append(alts, n)
+	default:
+		c.warnings, c.work = c.warnings[:nw], work
+	}
+	return fsm.Alt(alts...), true, nil
+}
+
+// discriminator returns a property name that each of the branches subs[i],
+// i in live, declares, with values that are pairwise disjoint between
+// them.
+func (c *compiler) discriminator(subs []*ir, live []int) (string, bool) {
+	first := subs[live[0]]
+next:
+	for _, p := range first.props {
+		vals := make([]*ir, 0, len(live))
+		for _, i := range live {
+			q := subs[i].prop(p.name)
+			if q == nil {
+				continue next
+			}
+			v, err := c.collectList(q.s, subs[i].ptr)
+			if err != nil || v.types == 0 {
+				continue next
+			}
+			vals = append(vals, v)
+		}
+		for a := range vals {
+			for b := a + 1; b < len(vals); b++ {
+				if !c.disjoint(vals[a], vals[b], 1) {
+					continue next
+				}
+			}
+		}
+		return p.name, true
+	}
+	return "", false
 }
 
 // presence is a branch reduced to presence tests: the types it admits for

@@ -3,6 +3,8 @@ package grammar
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"conform/fsm"
@@ -93,6 +95,39 @@ var oneOfTests = []langTest{
 	{"finite-object-value", `{"oneOf":[{"type":"string","maxLength":3},{"enum":[{"k":1},"abc","abcd"]}]}`,
 		[]string{`{"k":1}`, `"abcd"`, `"ab"`},
 		[]string{`"abc"`, `"abcde"`}},
+	// not {type: T} removes exactly T, which proves these disjoint.
+	{"disjoint-not-type", `{"oneOf":[{"not":{"type":"string"}},{"type":"string","maxLength":2}]}`,
+		[]string{`1`, `null`, `{}`, `"ab"`},
+		[]string{`"abc"`}},
+	// A property every branch declares, with disjoint values: objects
+	// that have it satisfy that branch only; objects without it are the
+	// oneOf of the branches without it (compiled exactly here: only the
+	// first branch admits an integer x).
+	{"discriminated", `{"oneOf":[{"properties":{"kind":{"const":"a"},"x":{"type":"integer"}}},{"properties":{"kind":{"const":"b"},"x":{"type":"string"}}}]}`,
+		[]string{`{"kind":"a"}`, `{"kind":"b","x":"s"}`, `{"kind":"a","x":1,"y":null}`, `{"x":1}`, `{"x":"s"}`},
+		[]string{`{}`, `{"kind":"c"}`, `{"kind":"a","x":"s"}`, `{"x":true}`, `{"y":1}`, `1`}},
+	// The MaskBench shape (Github_hard o17529): 40 branches alike but for
+	// the discriminator's enum. The general negation distributes 39
+	// disjunctions per branch and runs out of work; objects without the
+	// discriminator satisfy every branch or none, so none is lost.
+	{"discriminated-many", discriminatedMany(40),
+		[]string{`{"assert":"K0"}`, `{"assert":"K39","message":"m"}`, `{"assert":"K7","message":"m","extra":[]}`},
+		[]string{`{}`, `{"message":"m"}`, `{"assert":"K40"}`, `{"assert":"K1","message":1}`, `"K1"`}},
+}
+
+// discriminatedMany is a oneOf of n branches that differ only in the enum
+// of their "assert" property.
+func discriminatedMany(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"oneOf":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"properties":{"assert":{"enum":["K%d"]},"message":{"type":"string"}}}`, i)
+	}
+	b.WriteString(`]}`)
+	return b.String()
 }
 
 func TestOneOfOverlap(t *testing.T) {

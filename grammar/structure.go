@@ -606,6 +606,13 @@ func (c *compiler) reachTypes(r *ir, depth int) tset {
 	if depth <= 0 || t == 0 {
 		return t
 	}
+	for _, ns := range r.nots {
+		// not {type: T}, with no other keyword, removes exactly T.
+		if n, err := c.collect(ns, nil); err == nil && len(n.groups) == 0 && len(n.nots) == 0 && !n.hasEnum &&
+			len(n.required) == 0 && onlyRequired(n) {
+			t &^= n.types
+		}
+	}
 	for _, g := range r.groups {
 		var u tset
 		for _, a := range g.alts {
