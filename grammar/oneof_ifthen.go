@@ -160,7 +160,7 @@ func moveToAllOf(v, all, s *value, drop ...string) {
 // anyOf, not, array or object size bounds) and negateIf negates it.
 func rewriteNot(root, v *value, targets map[*value]bool) {
 	n := v.get("not")
-	if n == nil || n.k != kObject || !structuredNot(n) {
+	if n == nil || n.k != kObject || !structuredNot(root, n, 0) {
 		return
 	}
 	all := v.get("allOf")
@@ -177,15 +177,26 @@ func rewriteNot(root, v *value, targets map[*value]bool) {
 	moveToAllOf(v, all, neg, "not")
 }
 
-// structuredNot reports whether n has a keyword applyNots refuses.
-func structuredNot(n *value) bool {
+// structuredNot reports whether n has a keyword applyNots refuses, itself
+// or through its $ref.
+func structuredNot(root, n *value, depth int) bool {
+	if n.k != kObject || depth > maxNegateDepth {
+		return false
+	}
 	for i, k := range n.keys {
 		switch k {
-		case "properties", "allOf", "anyOf", "oneOf", "not", "minItems", "maxItems", "minProperties", "maxProperties", "items":
+		case "properties", "allOf", "anyOf", "oneOf", "not", "minItems", "maxItems", "minProperties", "maxProperties", "items",
+			"dependencies", "dependentRequired", "dependentSchemas":
 			return true
 		case "required":
 			if x := n.vals[i]; x.k == kArray && len(x.arr) > 1 {
 				return true
+			}
+		case "$ref":
+			if x := n.vals[i]; x.k == kString {
+				if t, _, ok := resolvePointer(root, x.str); ok && structuredNot(root, t, depth+1) {
+					return true
+				}
 			}
 		}
 	}

@@ -235,6 +235,14 @@ var ifThenElseTests = []langTest{
 	{"not-anyOf-types", `{"not":{"anyOf":[{"type":"string"},{"type":"object","required":["a"]}]}}`,
 		[]string{`1`, `null`, `{}`, `{"b":1}`, `[]`},
 		[]string{`"s"`, `{"a":1}`}},
+	// The MaskBench shape (Github_medium o39168): not of a $ref to a
+	// structured schema, beside that schema in a oneOf.
+	{"not-ref-structured", `{"definitions":{"car":{"properties":{"type":{"enum":["car"]}}},"carProps":{"properties":{"wheels":{"type":"integer"}}}},"oneOf":[{"not":{"$ref":"#/definitions/car"}},{"allOf":[{"$ref":"#/definitions/car"},{"$ref":"#/definitions/carProps"}]}]}`,
+		[]string{`{"type":"bike"}`, `{"type":"car","wheels":4}`, `{"type":2,"wheels":"x"}`, `{}`, `1`, `{"type":"car"}`},
+		[]string{`{"type":"car","wheels":"x"}`, `{"wheels":"x"}`}},
+	{"not-ref-dependencies", `{"definitions":{"d":{"dependencies":{"a":["b"]}}},"type":"object","not":{"$ref":"#/definitions/d"}}`,
+		[]string{`{"a":1}`, `{"a":1,"c":2}`},
+		[]string{`{}`, `{"a":1,"b":2}`, `{"b":2}`}},
 	{"not-not-ref", `{"$defs":{"d":{"type":"object","required":["k"]}},"not":{"not":{"$ref":"#/$defs/d"}}}`,
 		[]string{`{"k":1}`},
 		[]string{`{}`, `1`}},
