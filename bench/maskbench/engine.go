@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"conform/fsm"
@@ -43,7 +44,7 @@ func newEngine(cfg config) (engine, error) {
 			if cfg.phases {
 				e.ph = &phases{}
 			}
-			e.eager, e.noPrebuild = cfg.eager, cfg.noPrebuild
+			e.eager, e.noPrebuild, e.annotateFormats = cfg.eager, cfg.noPrebuild, cfg.annotateFormats
 		}
 		return e, err
 	case "llamacpp":
@@ -61,6 +62,8 @@ type conformEngine struct {
 	gopts grammar.Options
 	ph    *phases // nil unless -phases
 	eager bool    // -eager: whole minimized DFA before the first mask
+	// -unknown-formats annotate: unknown formats read as annotations
+	annotateFormats bool
 	// -no-prebuild: every deferred operand built when first reached
 	noPrebuild bool
 }
@@ -104,6 +107,9 @@ func (e *conformEngine) encode(text string) []int32 {
 func (e *conformEngine) compile(schema []byte, deadline time.Time) (compiled, error) {
 	t0 := time.Now()
 	res, err := grammar.CompileSchema(schema, e.gopts)
+	if err != nil && e.annotateFormats {
+		res, err = e.compileAnnotated(schema, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -135,6 +141,29 @@ func (e *conformEngine) compile(schema []byte, deadline time.Time) (compiled, er
 		})
 	}
 	return &conformCompiled{c: c, w: e.w}, nil
+}
+
+// compileAnnotated is -unknown-formats annotate: a schema refused (strictErr)
+// for an unknown format is compiled in lenient mode, which reads unknown
+// formats as annotations (plain strings), and kept only when that is the
+// only thing lenient mode relaxed; otherwise the strict error stands.
+func (e *conformEngine) compileAnnotated(schema []byte, strictErr error) (*grammar.Result, error) {
+	var ge *grammar.Error
+	if !errors.As(strictErr, &ge) || ge.Code != grammar.CodeUnknownFormat {
+		return nil, strictErr
+	}
+	opts := e.gopts
+	opts.Strictness = grammar.Lenient
+	res, err := grammar.CompileSchema(schema, opts)
+	if err != nil {
+		return nil, strictErr
+	}
+	for _, w := range res.Warnings {
+		if w.Keyword != "format" || !strings.HasPrefix(w.Message, "unknown format") {
+			return nil, strictErr
+		}
+	}
+	return res, nil
 }
 
 // cause names the keyword or limit behind a compile error, for the

@@ -17,6 +17,11 @@
 // status and TTFM, the engine, and the date and commit of the run
 // (bench/plot draws its CDFs from these).
 //
+// -unknown-formats annotate reads unknown format values as annotations (a
+// plain string, as draft 2020-12 does without the format-assertion
+// vocabulary) for the schemas that strict mode refuses only for them; the
+// default, refuse, is strict mode, the protocol of the ratchet.
+//
 // -write-status FILE writes each schema's status in the format of the
 // conformance ratchet (testdata/status.tsv, which TestConformanceRatchet
 // compares a fresh run with).
@@ -56,6 +61,7 @@ func main() {
 	flag.BoolVar(&cfg.eager, "eager", false, "build each schema's whole minimized DFA before the first mask (the pre-lazy path, for comparison)")
 	flag.BoolVar(&cfg.noPrebuild, "no-prebuild", false, "build every deferred operand when a mask first reaches it, none in the compile (for comparison)")
 	order := flag.String("property-order", "any", "object property order the constraint accepts: any (what a validator accepts, which MaskBench's instances need) or schema (the server's default)")
+	unknownFormats := flag.String("unknown-formats", "refuse", "unknown format values: refuse (strict mode, the default) or annotate (read as annotations, as draft 2020-12 does, where that is the only relaxation a schema needs)")
 	idsFile := flag.String("ids", "", "file of schema ids, one per line: run only those")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
@@ -66,6 +72,14 @@ func main() {
 		cfg.order = grammar.OrderSchema
 	default:
 		fmt.Fprintln(os.Stderr, "maskbench: -property-order must be any or schema")
+		os.Exit(2)
+	}
+	switch *unknownFormats {
+	case "refuse":
+	case "annotate":
+		cfg.annotateFormats = true
+	default:
+		fmt.Fprintln(os.Stderr, "maskbench: -unknown-formats must be refuse or annotate")
 		os.Exit(2)
 	}
 	if *idsFile != "" {

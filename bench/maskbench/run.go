@@ -29,6 +29,7 @@ type config struct {
 	timeout                                                     time.Duration
 	ids                                                         map[string]bool // -ids: only these schemas
 	verbose, phases, eager, noPrebuild                          bool
+	annotateFormats                                             bool // -unknown-formats annotate
 }
 
 // entry is one line of dev.jsonl.
