@@ -270,6 +270,13 @@ func negateIn(root, cond *value, depth int, keys *[]string, mode negMode) (*valu
 			alts = append(alts, object("not", object(k, x)))
 		case "pattern":
 			alts = append(alts, family("string", "not", object(k, x)))
+		case "format":
+			// A format is excluded by its envelope (applyNots); one
+			// without an envelope cannot be.
+			if x.k != kString || formatEnvelope(x.str) == nil {
+				return nil, false
+			}
+			alts = append(alts, family("string", "not", object(k, x)))
 		case "required":
 			if x.k != kArray {
 				return nil, false

@@ -95,6 +95,21 @@ var oneOfTests = []langTest{
 	{"finite-object-value", `{"oneOf":[{"type":"string","maxLength":3},{"enum":[{"k":1},"abc","abcd"]}]}`,
 		[]string{`{"k":1}`, `"abcd"`, `"ab"`},
 		[]string{`"abc"`, `"abcde"`}},
+	// Formats are told apart and excluded by their envelopes: a URI has
+	// a scheme, a hostname has no colon (Github_easy o90313,
+	// Github_medium o58478).
+	{"format-uri-or-relative", `{"oneOf":[{"type":"string","format":"uri"},{"type":"string","pattern":"^\\./.+$"}]}`,
+		[]string{`"http://x"`, `"./a"`},
+		[]string{`"a"`, `1`}},
+	{"format-uri-or-hostname", `{"oneOf":[{"format":"uri"},{"format":"hostname"}]}`,
+		[]string{`"http://x"`, `"example.com"`},
+		[]string{`1`, `null`, `"a b"`}},
+	{"format-hostname-or-ipv4", `{"oneOf":[{"format":"hostname"},{"format":"ipv4"}]}`,
+		[]string{`"example.com"`, `"a-b"`},
+		[]string{`"1.2.3.4"`, `1`}},
+	{"not-format", `{"type":"string","not":{"format":"email"}}`,
+		[]string{`"ab"`, `""`},
+		[]string{`"a@b"`, `"x@"`}},
 	// not {type: T} removes exactly T, which proves these disjoint.
 	{"disjoint-not-type", `{"oneOf":[{"not":{"type":"string"}},{"type":"string","maxLength":2}]}`,
 		[]string{`1`, `null`, `{}`, `"ab"`},
@@ -137,10 +152,10 @@ func TestOneOfOverlap(t *testing.T) {
 // TestOneOfOverlapRefused: overlaps neither rewrite handles stay errors.
 func TestOneOfOverlapRefused(t *testing.T) {
 	tests := []string{
-		`{"oneOf":[{"type":"number"},{"enum":[1,2]}]}`,                                    // 1.0 cannot be excluded from numbers
-		`{"oneOf":[{"type":"string","format":"date"},{"type":"string","pattern":"^2"}]}`,  // format is not negated
-		`{"oneOf":[{"type":"integer","multipleOf":2},{"type":"integer","multipleOf":3}]}`, // nor multipleOf
-		`{"oneOf":[{"required":["a"]},{"enum":[[1]]},{"type":"array"}]}`,                  // [1] cannot be excluded from arrays
+		`{"oneOf":[{"type":"number"},{"enum":[1,2]}]}`,                                            // 1.0 cannot be excluded from numbers
+		`{"oneOf":[{"type":"string","format":"uri-reference"},{"type":"string","pattern":"^2"}]}`, // a format without an envelope is not negated
+		`{"oneOf":[{"type":"integer","multipleOf":2},{"type":"integer","multipleOf":3}]}`,         // nor multipleOf
+		`{"oneOf":[{"required":["a"]},{"enum":[[1]]},{"type":"array"}]}`,                          // [1] cannot be excluded from arrays
 	}
 	for _, s := range tests {
 		_, err := CompileSchema([]byte(s), Options{})
@@ -294,7 +309,8 @@ func TestNegateIf(t *testing.T) {
 		{`{"minItems":1,"description":"d"}`, `{"type":"array","maxItems":0}`},
 		{`{"minLength":0}`, `false`},
 		{`{"maxProperties":2}`, `{"type":"object","minProperties":3}`},
-		{`{"format":"date"}`, ""},
+		{`{"format":"uri-reference"}`, ""},
+		{`{"format":"email"}`, `{"type":"string","not":{"format":"email"}}`}, // excluded by its envelope
 		{`{"properties":{"k":{"$ref":"#"}}}`, ""},
 		{`{"minimum":1}`, `{"type":"number","exclusiveMaximum":1}`},
 		{`{"exclusiveMaximum":1}`, `{"type":"number","minimum":1}`},

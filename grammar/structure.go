@@ -509,7 +509,12 @@ func (c *compiler) applyNots(r *ir) (*ir, excl, error) {
 			}
 		}
 		if strCons && r.types&tStr != 0 && n.types&tStr != 0 {
-			cp, err := c.stringCP(n, nil)
+			// A format is excluded by its envelope, which holds every
+			// string of the format (the format's own language is a
+			// subset, whose complement would take in some of them).
+			pn := *n
+			pn.formats = nil
+			cp, err := c.stringCP(&pn, nil)
 			if err != nil {
 				return nil, ex, err
 			}
@@ -517,10 +522,21 @@ func (c *compiler) applyNots(r *ir) (*ir, excl, error) {
 				cp = fsm.Repeat(fsm.AnyRune(), n.minLen, n.maxLen)
 			}
 			for _, f := range n.formats {
-				_ = f
-				if err := fail("not with format is not supported (formats accept a subset of their syntax)"); err != nil {
+				fn, err := c.format(f)
+				if err != nil {
 					return nil, ex, err
 				}
+				if fn == nil {
+					continue // no constraint on strings (or lenient mode's unknown format)
+				}
+				env := formatEnvelope(f.s)
+				if env == nil {
+					if err := fail("not with format " + strconv.Quote(f.s) + " is not supported (formats accept a subset of their syntax, and this one has no envelope to exclude)"); err != nil {
+						return nil, ex, err
+					}
+					env = fn // lenient: exclude the subset, as warned
+				}
+				cp = fsm.And(cp, env)
 			}
 			ex.str = append(ex.str, cp)
 		}
@@ -811,10 +827,11 @@ func intervalsOverlap(a, b *ir) bool {
 // stringsDisjoint proves two string-only records disjoint by an emptiness
 // check of their code-point languages. It is sound because those languages
 // are exactly the decoded strings the schemas accept (lengths and ECMA
-// patterns are exact); formats, which we under-approximate, are excluded.
+// patterns are exact) or contain them (a format reads as its envelope,
+// formatEnvelope; a format without one is not proven disjoint).
 func (c *compiler) stringsDisjoint(a, b *ir) bool {
 	parts := func(r *ir) ([]*fsm.Node, bool) {
-		if len(r.formats) > 0 || len(r.groups) > 0 || len(r.nots) > 0 || r.hasEnum {
+		if len(r.groups) > 0 || len(r.nots) > 0 || r.hasEnum {
 			return nil, false
 		}
 		out := []*fsm.Node{fsm.Repeat(fsm.AnyRune(), r.minLen, r.maxLen)}
@@ -824,6 +841,16 @@ func (c *compiler) stringsDisjoint(a, b *ir) bool {
 				return nil, false
 			}
 			out = append(out, n)
+		}
+		for _, f := range r.formats {
+			if !formatConstrainsStrings(f.s) {
+				continue
+			}
+			env := formatEnvelope(f.s)
+			if env == nil {
+				return nil, false
+			}
+			out = append(out, env)
 		}
 		return out, true
 	}
@@ -854,6 +881,10 @@ func stringsKey(r *ir) string {
 	for _, p := range r.patterns {
 		b.WriteByte(0)
 		b.WriteString(p.s)
+	}
+	for _, f := range r.formats {
+		b.WriteByte(1)
+		b.WriteString(f.s)
 	}
 	return b.String()
 }
