@@ -23,9 +23,16 @@ type langTest struct {
 
 func checkLangTests(t *testing.T, tests []langTest) {
 	t.Helper()
+	checkLangTestsWith(t, tests, Options{})
+}
+
+// checkLangTestsWith is checkLangTests under other options.
+func checkLangTestsWith(t *testing.T, tests []langTest, opts Options) {
+	t.Helper()
+	opts.AnyValueDepth = eagerAnyDepth
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := CompileSchema([]byte(tt.schema), Options{AnyValueDepth: eagerAnyDepth})
+			res, err := CompileSchema([]byte(tt.schema), opts)
 			if err != nil {
 				t.Fatalf("CompileSchema(%s) error: %v", tt.schema, err)
 			}

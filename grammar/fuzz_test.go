@@ -18,8 +18,9 @@ func FuzzCompileSchema(f *testing.F) {
 		f.Add([]byte(tt.schema))
 	}
 	// The language tables of the drafts' semantics, negations,
-	// overlapping patterns and finite uniqueItems.
-	for _, table := range [][]langTest{refTests, numberValueTests, patternOverlapTests, negatedOneOfTests, uniqueFiniteTests, ifThenElseTests} {
+	// overlapping patterns, finite uniqueItems, oneOf rewrites and
+	// witnesses.
+	for _, table := range [][]langTest{refTests, numberValueTests, patternOverlapTests, negatedOneOfTests, uniqueFiniteTests, ifThenElseTests, oneOfTests, witnessTests} {
 		for _, tt := range table {
 			f.Add([]byte(tt.schema))
 		}

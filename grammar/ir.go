@@ -95,6 +95,7 @@ type ir struct {
 	patProps         []patProp
 	uniqueItems      bool
 	contains         []containsKw // contains keywords (all must hold)
+	witnesses        []witness    // members some member must be (from nots; witness.go)
 	// srcs are the schemas of the position this record was built for
 	// (what emitList was given); the record, or the branch of a group it
 	// is, accepts only values that validate against all of them. The
@@ -148,6 +149,7 @@ func (r *ir) clone() *ir {
 	c.refs = append([]string(nil), r.refs...)
 	c.propNames = append([]sref(nil), r.propNames...)
 	c.patProps = append([]patProp(nil), r.patProps...)
+	c.witnesses = append([]witness(nil), r.witnesses...)
 	c.contains = append([]containsKw(nil), r.contains...)
 	c.srcs = append([]sref(nil), r.srcs...)
 	return &c

@@ -416,11 +416,21 @@ func negateIn(root, cond *value, depth int, keys *[]string, mode negMode) (*valu
 			alts = append(alts, nt)
 		case "patternProperties":
 			// ¬ = some key matching a pattern has a failing value: an
-			// existential over keys, dropped like additionalProperties'.
+			// existential over keys, dropped like additionalProperties'
+			// in the under modes; exactly, a not of each pattern alone,
+			// which collect compiles as a witness (witness.go).
 			if mode == negUnderExtras || mode == negUnder && depth == 0 {
 				continue
 			}
-			return nil, false
+			if x.k != kObject || mode != negExact {
+				return nil, false
+			}
+			for j, pat := range x.keys {
+				alts = append(alts, family("object", "not", object("patternProperties", object(pat, x.vals[j]))))
+			}
+		case "propertyNames":
+			// ¬ = some key fails the schema: a witness too.
+			alts = append(alts, family("object", "not", object(k, x)))
 		case "dependencies", "dependentRequired", "dependentSchemas":
 			// ¬(p present ⇒ D) = p present and ¬D, for some entry.
 			if x.k != kObject {

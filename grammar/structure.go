@@ -17,11 +17,8 @@ import (
 // (0 or "some", or the exact count up to the largest min/maxProperties
 // bound), and each continuation is built once and shared.
 func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
-	type member struct {
-		key      *fsm.Node
-		kv       *fsm.Node
-		required bool
-	}
+	r = samePatterns(r)
+
 	names := make([]string, 0, len(r.props)+len(r.required))
 	schemas := map[string][]sref{}
 	for _, p := range r.props {
@@ -92,8 +89,9 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 			}
 			continue
 		}
-		members = append(members, member{key: key, kv: c.pair(key, v), required: req})
+		members = append(members, member{key: key, kv: c.pair(key, v), required: req, list: list, ptr: r.ptr + "/properties/" + escapePointer(name)})
 	}
+	var regions []region // the extra keys' regions, for witnesses
 	// Extra properties: keys matching a patternProperties pattern take
 	// that pattern's schema, keys matching several patterns take all of
 	// theirs (overlapRegions); other keys take additionalProperties.
@@ -147,12 +145,14 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 			key = fsm.And(key, nameCP)
 		}
 		extras = append(extras, c.pair(key, v))
+		regions = append(regions, region{key: key, list: []sref{pp.s}, ptr: pp.s.ptr})
 	}
-	overlaps, err := c.overlapRegions(r, patBodies, patPrefixes, patOf, declaredIn, nameCP)
+	overlaps, overlapRegs, err := c.overlapRegions(r, patBodies, patPrefixes, patOf, declaredIn, nameCP)
 	if err != nil {
 		return nil, err
 	}
 	extras = append(extras, overlaps...)
+	regions = append(regions, overlapRegs...)
 	if !r.closed {
 		var ev *fsm.Node
 		if r.addlSet {
@@ -176,12 +176,39 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 				key = fsm.And(key, nameCP)
 			}
 			extras = append(extras, c.pair(key, ev))
+			regions = append(regions, region{key: key, list: r.addl, ptr: r.ptr + "/additionalProperties"})
 		}
 	}
 	var extra *fsm.Node
 	if len(extras) > 0 {
 		extra = fsm.Alt(extras...)
 	}
+	if len(r.witnesses) > 0 {
+		return c.witnessObjects(r, members, regions, extra)
+	}
+	return c.assemble(r, members, extra), nil
+}
+
+// member is one declared property of an object: its key, its pair, and
+// the schemas its value takes (list, at ptr).
+type member struct {
+	key      *fsm.Node
+	kv       *fsm.Node
+	required bool
+	list     []sref
+	ptr      string
+}
+
+// region is one language of extra keys (a patternProperties pattern's,
+// or additionalProperties') and the schemas their values take.
+type region struct {
+	key  *fsm.Node
+	list []sref
+	ptr  string
+}
+
+// assemble builds the objects of r with these members and extra pairs.
+func (c *compiler) assemble(r *ir, members []member, extra *fsm.Node) *fsm.Node {
 	nreq := 0
 	for _, m := range members {
 		if m.required {
@@ -203,7 +230,7 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 		}
 		// minProperties and maxProperties count members and extras
 		// together (PermCount).
-		return fsm.Cat(fsm.Lit("{"), c.ws, fsm.PermCount(c.sep, extra, kvs, req, minP, maxP), c.ws, fsm.Lit("}")), nil
+		return fsm.Cat(fsm.Lit("{"), c.ws, fsm.PermCount(c.sep, extra, kvs, req, minP, maxP), c.ws, fsm.Lit("}"))
 	}
 	// capN: counts at or above it behave alike.
 	capN := max(1, minP)
@@ -245,9 +272,46 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 	}
 	body := rest(0, 0)
 	if body.Op == fsm.OpNoMatch {
-		return body, nil
+		return body
 	}
-	return fsm.Cat(fsm.Lit("{"), c.ws, body, c.ws, fsm.Lit("}")), nil
+	return fsm.Cat(fsm.Lit("{"), c.ws, body, c.ws, fsm.Lit("}"))
+}
+
+// samePatterns merges the patternProperties entries of r that have the
+// same pattern (allOf merges give one per schema merged) into one entry
+// whose schema is the allOf of theirs, so that their keys are one region
+// instead of an overlap of identical patterns (past maxPatternOverlap
+// such keys had no region at all). The merged schema's pointer names
+// every entry's, so that it names one combination.
+func samePatterns(r *ir) *ir {
+	first := map[string]int{}
+	var groups [][]patProp
+	for _, pp := range r.patProps {
+		if i, ok := first[pp.pat.s]; ok {
+			groups[i] = append(groups[i], pp)
+			continue
+		}
+		first[pp.pat.s] = len(groups)
+		groups = append(groups, []patProp{pp})
+	}
+	if len(groups) == len(r.patProps) {
+		return r
+	}
+	m := r.clone()
+	m.patProps = m.patProps[:0]
+	for _, g := range groups {
+		if len(g) == 1 {
+			m.patProps = append(m.patProps, g[0])
+			continue
+		}
+		vals := make([]*value, len(g))
+		ptrs := make([]string, len(g))
+		for i, pp := range g {
+			vals[i], ptrs[i] = pp.s.v, pp.s.ptr
+		}
+		m.patProps = append(m.patProps, patProp{pat: g[0].pat, s: sref{object("allOf", array(vals...)), "/$same(" + strings.Join(ptrs, ",") + ")"}})
+	}
+	return m
 }
 
 // pair is one object member: key, colon, and the value deferred (built
@@ -433,6 +497,17 @@ func (c *compiler) applyNots(r *ir) (*ir, excl, error) {
 				} else {
 					r.props = append(r.props, &prop{name: n.required[0], s: []sref{{falseSchema, ns.ptr}}})
 				}
+			}
+			continue
+		}
+		if w, ok := c.witnessOf(n, ns.ptr); ok && !r.hasEnum {
+			// (An enum's objects are written from the enum, which
+			// witnesses do not filter: the finite path decides those.)
+			// ¬n: an object with a member failing n's keyword
+			// (witness.go); the non-objects n accepts are excluded.
+			r.types &^= n.types &^ tObj
+			if r.types&tObj != 0 && n.types&tObj != 0 {
+				r.witnesses = append(r.witnesses, w)
 			}
 			continue
 		}
@@ -963,15 +1038,11 @@ const maxPatternOverlap = 6
 // different literal prefixes, are skipped. bodies are the patterns'
 // encoded JSON string bodies, prefixes their literal prefixes, patOf their
 // r.patProps indices, declaredIn[i] the declared keys pattern i matches.
-func (c *compiler) overlapRegions(r *ir, bodies []*fsm.Node, prefixes []string, patOf []int, declaredIn [][]*fsm.Node, nameCP *fsm.Node) ([]*fsm.Node, error) {
+func (c *compiler) overlapRegions(r *ir, bodies []*fsm.Node, prefixes []string, patOf []int, declaredIn [][]*fsm.Node, nameCP *fsm.Node) (out []*fsm.Node, regs []region, err error) {
 	n := len(bodies)
-	if n < 2 {
-		return nil, nil
+	if n < 2 || n > maxPatternOverlap {
+		return nil, nil, nil
 	}
-	if n > maxPatternOverlap {
-		return nil, nil
-	}
-	var out []*fsm.Node
 	for set := 1; set < 1<<n; set++ {
 		if bits.OnesCount(uint(set)) < 2 {
 			continue
@@ -1020,7 +1091,7 @@ func (c *compiler) overlapRegions(r *ir, bodies []*fsm.Node, prefixes []string, 
 		}
 		v, err := c.emitList(list, r.ptr+"/patternProperties")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if v.Op == fsm.OpNoMatch {
 			continue
@@ -1033,6 +1104,7 @@ func (c *compiler) overlapRegions(r *ir, bodies []*fsm.Node, prefixes []string, 
 			key = fsm.And(key, nameCP)
 		}
 		out = append(out, c.pair(key, v))
+		regs = append(regs, region{key: key, list: list, ptr: r.ptr + "/patternProperties"})
 	}
-	return out, nil
+	return out, regs, nil
 }
