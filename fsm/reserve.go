@@ -60,6 +60,21 @@ const maxReserveBytes = 1 << 30
 // (initRows), extendTo clears the elements it adds, and the other arrays
 // only grow by appending.
 
+// Huge pages. Reservations are advised to use transparent huge pages
+// (adviseHuge; Linux, where the THP setting is madvise or always). A 4 KB
+// page faulted in costs ~11 µs on the benchmark machine (a Firecracker
+// guest), ~5.8 ms per 2 MB; a 2 MB huge page ~0.12 ms when the guest has
+// used that memory before and ~3.7 ms when it has not. MaskBench, one
+// thread, four alternating runs (2026-12-02): TBM p99 183-193 → 138-144 µs,
+// p99.9 1.10-1.11 → 0.67-0.71 ms, masks over 1 ms 2,031-2,104 → 853-962, all
+// masks together 26.0-27.5 → 22.0-22.8 s; the cost is the first touch of a
+// huge page the guest never used, ~4 ms in one mask: masks over 10 ms
+// 15-16 → 51-60 (of 1.77 million), TBM max 26-33 → 32-71 ms, TTFM p90
+// 2.1-2.4 → 2.7-2.8 ms. Committing pages ahead of the rows on another
+// goroutine (MADV_POPULATE_WRITE) made the stalls more frequent, not
+// fewer, and huge pages only past a reservation's first 2 MB lost the
+// gain; neither is kept.
+
 // Pool limits (variables for tests): per reservation, the bytes kept
 // committed; in all, the committed bytes (counted with mincore where the
 // platform has it, so a reservation a small constraint barely touched

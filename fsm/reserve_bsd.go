@@ -5,6 +5,9 @@ package fsm
 // mapNoReserve: these kernels commit anonymous pages on first touch anyway.
 const mapNoReserve = 0
 
+// adviseHuge: these kernels are not asked for huge pages.
+func adviseHuge(mem []byte) {}
+
 // dropPages cannot hand pages back here (no portable madvise in package
 // syscall): only reservations small enough to keep whole are pooled.
 func dropPages(mem []byte) bool { return false }

@@ -11,6 +11,11 @@ import (
 // until pages are touched.
 const mapNoReserve = syscall.MAP_NORESERVE
 
+// adviseHuge asks for transparent huge pages in mem (where the kernel's
+// THP setting is madvise, the common default; a no-op where it is never).
+// See reserve.go's Huge pages.
+func adviseHuge(mem []byte) { _ = syscall.Madvise(mem, syscall.MADV_HUGEPAGE) }
+
 // dropPages hands the pages of mem back to the kernel (they read as zero
 // and are committed again on first touch); false when it cannot.
 func dropPages(mem []byte) bool { return syscall.Madvise(mem, syscall.MADV_DONTNEED) == nil }

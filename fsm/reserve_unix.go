@@ -11,6 +11,7 @@ func mapBytes(n int) []byte {
 	if err != nil {
 		return nil
 	}
+	adviseHuge(mem)
 	return mem
 }
 
