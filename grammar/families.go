@@ -309,7 +309,7 @@ func (c *compiler) stringCP(r *ir, exclStr []*fsm.Node) (*fsm.Node, error) {
 		}
 	}
 	if lo > 0 || hi >= 0 {
-		parts = append(parts, fsm.Repeat(fsm.AnyRune(), lo, hi))
+		parts = append(parts, fsm.Repeat(lengthAlphabet(parts), lo, hi))
 	}
 	if len(exclStr) > 0 {
 		parts = append(parts, fsm.Not(fsm.Alt(exclStr...)))
@@ -577,6 +577,65 @@ func (c *compiler) emitEnum(r *ir) (*fsm.Node, error) {
 		alts = append(alts, fsm.And(trie(strs), fsm.Cat(fsm.Lit(`"`), body, fsm.Lit(`"`))))
 	}
 	return fsm.Alt(alts...), nil
+}
+
+// lengthAlphabet returns the class a length repeat intersected with parts
+// counts: the smallest alphabet one of them is known to be written in
+// (runeAlphabet), else any code point. The intersection is the same
+// language either way, since every string of it is one of each part's;
+// a narrow class makes each counted character one NFA state instead of a
+// UTF-8 automaton (minLength 10000 over ([a-z][0-9])+: 410k NFA states
+// and 0.6 s to the first mask with any code point).
+func lengthAlphabet(parts []*fsm.Node) *fsm.Node {
+	var best []fsm.RuneRange
+	found := false
+	for _, p := range parts {
+		if a, ok := runeAlphabet(p); ok && (!found || runeCount(a) < runeCount(best)) {
+			best, found = a, true
+		}
+	}
+	if !found {
+		return fsm.AnyRune()
+	}
+	return fsm.RuneClass(best...)
+}
+
+// runeAlphabet returns a set of code points every string of the
+// code-point language n is written in, when it can tell (no complement,
+// no raw bytes, no any-order nodes).
+func runeAlphabet(n *fsm.Node) ([]fsm.RuneRange, bool) {
+	switch n.Op {
+	case fsm.OpEmpty, fsm.OpNoMatch:
+		return nil, true
+	case fsm.OpLiteral:
+		var rs []fsm.RuneRange
+		for _, r := range string(n.Lit) {
+			rs = append(rs, fsm.RuneRange{Lo: r, Hi: r})
+		}
+		return rs, true
+	case fsm.OpRunes:
+		return n.Runes, true
+	case fsm.OpConcat, fsm.OpAlt, fsm.OpRepeat, fsm.OpAnd, fsm.OpDefer:
+		var rs []fsm.RuneRange
+		for _, s := range n.Subs {
+			a, ok := runeAlphabet(s)
+			if !ok {
+				return nil, false
+			}
+			rs = append(rs, a...)
+		}
+		return rs, true
+	}
+	return nil, false
+}
+
+// runeCount returns how many code points rs holds (ranges may overlap).
+func runeCount(rs []fsm.RuneRange) int {
+	n := 0
+	for _, r := range rs {
+		n += int(r.Hi-r.Lo) + 1
+	}
+	return n
 }
 
 // lengthBounds returns a lower bound on the length in characters of every

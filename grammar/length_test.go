@@ -36,3 +36,43 @@ func TestLengthBounds(t *testing.T) {
 		t.Errorf("lengthBounds(email) hi = %d, want ≤ 254", hi)
 	}
 }
+
+func TestLengthAlphabet(t *testing.T) {
+	az := fsm.RuneClass(fsm.RuneRange{Lo: 'a', Hi: 'z'})
+	digit := fsm.RuneClass(fsm.RuneRange{Lo: '0', Hi: '9'})
+	tests := []struct {
+		name  string
+		parts []*fsm.Node
+		want  *fsm.Node
+	}{
+		{"class", []*fsm.Node{fsm.Plus(az)}, az},
+		{"cat", []*fsm.Node{fsm.Plus(fsm.Cat(az, digit))}, fsm.RuneClass(fsm.RuneRange{Lo: '0', Hi: '9'}, fsm.RuneRange{Lo: 'a', Hi: 'z'})},
+		{"literal", []*fsm.Node{fsm.Alt(fsm.Lit("né"), fsm.Lit("b"))}, fsm.RuneClass(fsm.RuneRange{Lo: 'b', Hi: 'b'}, fsm.RuneRange{Lo: 'n', Hi: 'n'}, fsm.RuneRange{Lo: 'é', Hi: 'é'})},
+		{"smallest", []*fsm.Node{fsm.Star(fsm.AnyRune()), fsm.Plus(digit)}, digit},
+		{"not", []*fsm.Node{fsm.Not(fsm.Lit("a"))}, fsm.AnyRune()},
+		{"bytes", []*fsm.Node{fsm.ByteClass(fsm.ByteRange{Lo: 'a', Hi: 'b'})}, fsm.AnyRune()},
+		{"none", nil, fsm.AnyRune()},
+	}
+	for _, tt := range tests {
+		if got := lengthAlphabet(tt.parts); got.String() != tt.want.String() {
+			t.Errorf("lengthAlphabet(%s) = %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestLengthOverNarrowAlphabet: a long minLength over a pattern written in
+// a few ASCII letters counts single bytes, not UTF-8 sequences (MaskBench
+// Handwritten string1: 410k NFA states before).
+func TestLengthOverNarrowAlphabet(t *testing.T) {
+	res, err := CompileSchema([]byte(`{"type": "string", "pattern": "^([a-z][0-9])+$", "minLength": 10000}`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st fsm.Stats
+	if _, err := fsm.Compile(res.Node, fsm.Options{Stats: &st}); err != nil {
+		t.Fatal(err)
+	}
+	if st.NFAStates > 60000 {
+		t.Errorf("NFA of minLength 10000 over ([a-z][0-9])+ has %d states, want ≤ 60000 (one per counted character and a few)", st.NFAStates)
+	}
+}
