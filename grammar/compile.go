@@ -34,18 +34,39 @@ type compiler struct {
 	anyMemo     map[int]*fsm.Node
 	patterns    map[string]*fsm.Node
 	patternDFAs map[string]*fsm.DFA
-	ws          *fsm.Node           // whitespace between tokens
-	sep         *fsm.Node           // ws "," ws
-	colon       *fsm.Node           // ws ":" ws
-	orc         *oracle             // the reference validator for finite domains (built on first use)
-	orcFailed   bool                // the document cannot be handled by the reference validator
-	strDisjoint map[string]bool     // stringsDisjoint's and keysDisjoint's proofs, by key pair
-	reachMemo   map[*value]*reach   // reachOf
-	refEdges    map[string][]string // targetRefs
-	refTarget   map[string]*value   // a $ref target's pointer → its value (refsUnder)
-	reachPair   map[[2]string]bool  // reaches
-	refAlone    bool                // drafts 3–7: a $ref makes its siblings ignored (refAlone)
-	conds       bool                // if/then/else are keywords (not in drafts 3, 4, 6: condKeywords)
+	ws          *fsm.Node            // whitespace between tokens
+	sep         *fsm.Node            // ws "," ws
+	colon       *fsm.Node            // ws ":" ws
+	orc         *oracle              // the reference validator for finite domains (built on first use)
+	orcFailed   bool                 // the document cannot be handled by the reference validator
+	strDisjoint map[string]bool      // stringsDisjoint's and keysDisjoint's proofs, by key pair
+	reachMemo   map[*value]*reach    // reachOf
+	refEdges    map[string][]string  // targetRefs
+	refTarget   map[string]*value    // a $ref target's pointer → its value (refsUnder)
+	reachPair   map[[2]string]bool   // reaches
+	refAlone    bool                 // drafts 3–7: a $ref makes its siblings ignored (refAlone)
+	conds       bool                 // if/then/else are keywords (not in drafts 3, 4, 6: condKeywords)
+	keys        map[string]objectKey // objectKeyOf
+}
+
+// objectKey is the key of a declared property, in the two forms objects
+// use: every JSON spelling of it (quoted), and the canonical spelling.
+type objectKey struct{ spellings, canonical *fsm.Node }
+
+// objectKeyOf returns the key nodes of the property name, built once per
+// compile: a recursive schema unrolled to MaxDepth and objects sharing
+// property names would otherwise build them again at every use.
+func (c *compiler) objectKeyOf(name string) objectKey {
+	if k, ok := c.keys[name]; ok {
+		return k
+	}
+	enc, _ := EncodeJSONStringWith(fsm.Lit(name), c.esc())
+	k := objectKey{spellings: fsm.Cat(fsm.Lit(`"`), enc, fsm.Lit(`"`)), canonical: fsm.Lit(canonicalString(name))}
+	if c.keys == nil {
+		c.keys = map[string]objectKey{}
+	}
+	c.keys[name] = k
+	return k
 }
 
 // CompileSchema compiles a JSON Schema (draft 2020-12, with the draft-04/06/07

@@ -53,8 +53,8 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 	// are outside its key language, so subtracting them changes nothing).
 	declaredIn := make([][]*fsm.Node, len(r.patProps))
 	for _, name := range names {
-		enc, _ := EncodeJSONStringWith(fsm.Lit(name), c.esc())
-		dk := fsm.Cat(fsm.Lit(`"`), enc, fsm.Lit(`"`))
+		keys := c.objectKeyOf(name)
+		dk := keys.spellings
 		declared = append(declared, dk)
 		list := schemas[name]
 		var matched []sref
@@ -79,7 +79,7 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 			return nil, err
 		}
 		req := r.isRequired(name)
-		key := fsm.Lit(canonicalString(name))
+		key := keys.canonical
 		if nameCP != nil {
 			key = fsm.And(key, nameCP)
 		}
