@@ -323,7 +323,7 @@ func (s *subsets) fit() {
 // capacity may hold old data from a pooled reservation).
 func extendTo[T any](a []T, n, limit int, keep func(*reservation)) []T {
 	old := len(a)
-	a = growArray(a, n-old, limit, keep)[:n]
+	a = growArray(a, n-old, limit, keep, false)[:n]
 	clear(a[old:])
 	return a
 }

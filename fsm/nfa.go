@@ -246,14 +246,14 @@ func (b *builder) byteState(lo, hi byte, next int32) (int32, error) {
 // growStates returns the NFA's states with room for n more: on the Go heap
 // or, once large, in a reservation for MaxNFAStates (reserve.go).
 func (b *builder) growStates(n int) []nfaState {
-	return growArray(b.m.states, n, b.c.opts.MaxNFAStates, keepUntil(b.m))
+	return growArray(b.m.states, n, b.c.opts.MaxNFAStates, keepUntil(b.m), true)
 }
 
 // growEps returns the NFA's epsilon targets with room for n more: on the Go
 // heap or, once large, in a reservation for two targets per state (an NFA
 // with more doubles on the heap past it, as before).
 func (b *builder) growEps(n int) []int32 {
-	return growArray(b.m.eps, n, 2*b.c.opts.MaxNFAStates, keepUntil(b.m))
+	return growArray(b.m.eps, n, 2*b.c.opts.MaxNFAStates, keepUntil(b.m), true)
 }
 
 // double returns s with room for n more elements, growing the capacity by

@@ -60,20 +60,22 @@ const maxReserveBytes = 1 << 30
 // (initRows), extendTo clears the elements it adds, and the other arrays
 // only grow by appending.
 
-// Huge pages. Reservations are advised to use transparent huge pages
-// (adviseHuge; Linux, where the THP setting is madvise or always). A 4 KB
-// page faulted in costs ~11 µs on the benchmark machine (a Firecracker
-// guest), ~5.8 ms per 2 MB; a 2 MB huge page ~0.12 ms when the guest has
-// used that memory before and ~3.7 ms when it has not. MaskBench, one
-// thread, four alternating runs (2026-12-02): TBM p99 183-193 → 138-144 µs,
-// p99.9 1.10-1.11 → 0.67-0.71 ms, masks over 1 ms 2,031-2,104 → 853-962, all
-// masks together 26.0-27.5 → 22.0-22.8 s; the cost is the first touch of a
-// huge page the guest never used, ~4 ms in one mask: masks over 10 ms
-// 15-16 → 51-60 (of 1.77 million), TBM max 26-33 → 32-71 ms, TTFM p90
-// 2.1-2.4 → 2.7-2.8 ms. Committing pages ahead of the rows on another
-// goroutine (MADV_POPULATE_WRITE) made the stalls more frequent, not
-// fewer, and huge pages only past a reservation's first 2 MB lost the
-// gain; neither is kept.
+// Huge pages. Table reservations, and the NFA's states and epsilon
+// targets, are advised to use transparent huge pages (setHuge; Linux,
+// where the THP setting is madvise or always): the masks walk rows all
+// over a table, and a huge page commits 2 MB in one fault. A 4 KB page
+// faulted in costs ~11 µs on the benchmark machine (a Firecracker guest),
+// ~5.8 ms per 2 MB; a 2 MB huge page ~0.12 ms when the guest has used that
+// memory recently and ~3.7 ms when it has not, paid by one mask. The
+// determinizer's four per-NFA-state arrays (4 bytes a state, growing
+// together) are not: they gain little and would each pay that first touch
+// in the same mask. MaskBench, one thread, 2026-12-02 (bench/README.md):
+// TBM p99 189 → 142-150 µs, p99.9 1.12-1.18 → 0.68-0.71 ms, masks over 1 ms
+// 2,039-2,142 → 861-934, all masks 26.9-27.2 → 21.5-22.7 s; masks over 10 ms
+// 12-21 → 21-29 (of 1.77 million). Advising every reservation gave p99
+// 126-136 µs but 48-95 masks over 10 ms; committing pages ahead on another
+// goroutine (MADV_POPULATE_WRITE) made the stalls more frequent, and huge
+// pages only past a reservation's first 2 MB lost the gain.
 
 // Pool limits (variables for tests): per reservation, the bytes kept
 // committed; in all, the committed bytes (counted with mincore where the
@@ -92,7 +94,16 @@ var (
 // bytes, zero when fresh, holding old data when it came from the pool.
 type reservation struct {
 	mem  []byte
-	kept int // committed bytes, while pooled
+	kept int  // committed bytes, while pooled
+	huge bool // advised to use huge pages (setHuge)
+}
+
+// setHuge advises r's memory to use transparent huge pages, or not.
+func (r *reservation) setHuge(on bool) {
+	if r.huge != on {
+		adviseHuge(r.mem, on)
+		r.huge = on
+	}
 }
 
 // pool holds released reservations by size.
@@ -180,6 +191,7 @@ func reservedTable(states int64, k int, pooledOnly bool) (*table, *reservation) 
 	if r == nil {
 		return nil, nil
 	}
+	r.setHuge(true)
 	words := unsafe.Slice((*uint32)(unsafe.Pointer(&r.mem[0])), n*k+n)
 	return &table{
 		trans:  words[: n*k : n*k],
@@ -203,7 +215,7 @@ var (
 // owner (released with it); otherwise, and past limit, it doubles on the
 // Go heap. T must hold no pointers. The elements past len(s) hold old data
 // when the reservation came from the pool (extendTo clears them).
-func growArray[T any](s []T, n, limit int, keep func(*reservation)) []T {
+func growArray[T any](s []T, n, limit int, keep func(*reservation), huge bool) []T {
 	want := len(s) + n
 	if want <= cap(s) {
 		return s
@@ -218,6 +230,7 @@ func growArray[T any](s []T, n, limit int, keep func(*reservation)) []T {
 				r = reserveBytes(bytes)
 			}
 			if r != nil {
+				r.setHuge(huge)
 				keep(r)
 				t := unsafe.Slice((*T)(unsafe.Pointer(&r.mem[0])), limit)[:len(s)]
 				copy(t, s)

@@ -6,7 +6,7 @@ package fsm
 const mapNoReserve = 0
 
 // adviseHuge: these kernels are not asked for huge pages.
-func adviseHuge(mem []byte) {}
+func adviseHuge(mem []byte, on bool) {}
 
 // dropPages cannot hand pages back here (no portable madvise in package
 // syscall): only reservations small enough to keep whole are pooled.

@@ -14,7 +14,13 @@ const mapNoReserve = syscall.MAP_NORESERVE
 // adviseHuge asks for transparent huge pages in mem (where the kernel's
 // THP setting is madvise, the common default; a no-op where it is never).
 // See reserve.go's Huge pages.
-func adviseHuge(mem []byte) { _ = syscall.Madvise(mem, syscall.MADV_HUGEPAGE) }
+func adviseHuge(mem []byte, on bool) {
+	advice := syscall.MADV_NOHUGEPAGE
+	if on {
+		advice = syscall.MADV_HUGEPAGE
+	}
+	_ = syscall.Madvise(mem, advice)
+}
 
 // dropPages hands the pages of mem back to the kernel (they read as zero
 // and are committed again on first touch); false when it cannot.

@@ -9,15 +9,29 @@ import (
 	"unsafe"
 )
 
-// TestReservationAdvisedHuge checks that a fresh reservation's mapping
-// carries the huge-page advice (VmFlags "hg" in /proc/self/smaps).
+// TestReservationAdvisedHuge checks the huge-page advice of reservations
+// (VmFlags in /proc/self/smaps): a table's asks for huge pages ("hg"), and
+// taking it over for an array that should not have them turns that off
+// ("nh").
 func TestReservationAdvisedHuge(t *testing.T) {
-	r := reserveBytes(8 << 20)
-	if r == nil {
-		t.Fatal("reserveBytes(8 MiB) = nil on Linux")
+	tab, r := reservedTable(1<<16, 64, false)
+	if tab == nil || r == nil {
+		t.Fatal("reservedTable = nil on Linux")
 	}
 	defer unmapBytes(r.mem)
 	addr := uint64(uintptr(unsafe.Pointer(&r.mem[0])))
+	if flags := vmFlags(t, addr); !strings.Contains(flags, " hg ") {
+		t.Errorf("table reservation at %#x not advised huge: VmFlags%s", addr, flags)
+	}
+	r.setHuge(false)
+	if flags := vmFlags(t, addr); !strings.Contains(flags, " nh ") || strings.Contains(flags, " hg ") {
+		t.Errorf("reservation at %#x still advised huge after setHuge(false): VmFlags%s", addr, flags)
+	}
+}
+
+// vmFlags returns the VmFlags of the mapping holding addr, space-padded.
+func vmFlags(t *testing.T, addr uint64) string {
+	t.Helper()
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		t.Skipf("no /proc/self/smaps: %v", err)
@@ -32,13 +46,11 @@ func TestReservationAdvisedHuge(t *testing.T) {
 			continue
 		}
 		if inside && strings.HasPrefix(line, "VmFlags:") {
-			if !strings.Contains(" "+strings.TrimPrefix(line, "VmFlags:")+" ", " hg ") {
-				t.Fatalf("reservation at %#x not advised huge: %s", addr, line)
-			}
-			return
+			return " " + strings.TrimSpace(strings.TrimPrefix(line, "VmFlags:")) + " "
 		}
 	}
-	t.Fatalf("reservation at %#x not found in /proc/self/smaps", addr)
+	t.Fatalf("mapping at %#x not found in /proc/self/smaps", addr)
+	return ""
 }
 
 // vmaRange parses the "lo-hi perms ..." header line of an smaps entry.

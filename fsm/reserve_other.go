@@ -11,3 +11,5 @@ func unmapBytes(mem []byte) {}
 func dropPages(mem []byte) bool { return false }
 
 func residentBytes(mem []byte) int { return len(mem) }
+
+func adviseHuge(mem []byte, on bool) {}

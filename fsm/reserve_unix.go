@@ -11,7 +11,6 @@ func mapBytes(n int) []byte {
 	if err != nil {
 		return nil
 	}
-	adviseHuge(mem)
 	return mem
 }
 
