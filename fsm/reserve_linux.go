@@ -11,9 +11,9 @@ import (
 // until pages are touched.
 const mapNoReserve = syscall.MAP_NORESERVE
 
-// adviseHuge asks for transparent huge pages in mem (where the kernel's
-// THP setting is madvise, the common default; a no-op where it is never).
-// See reserve.go's Huge pages.
+// adviseHuge asks for transparent huge pages in mem, or for none (on
+// false). Where the kernel's THP setting is never it changes nothing. See
+// reserve.go's Huge pages.
 func adviseHuge(mem []byte, on bool) {
 	advice := syscall.MADV_NOHUGEPAGE
 	if on {
