@@ -20,7 +20,7 @@ func FuzzCompileSchema(f *testing.F) {
 	// The language tables of the drafts' semantics, negations,
 	// overlapping patterns, finite uniqueItems, oneOf rewrites and
 	// witnesses.
-	for _, table := range [][]langTest{refTests, numberValueTests, patternOverlapTests, negatedOneOfTests, uniqueFiniteTests, ifThenElseTests, oneOfTests, witnessTests} {
+	for _, table := range [][]langTest{refTests, numberValueTests, patternOverlapTests, negatedOneOfTests, uniqueFiniteTests, ifThenElseTests, oneOfTests, witnessTests, allOfPatternTests} {
 		for _, tt := range table {
 			f.Add([]byte(tt.schema))
 		}

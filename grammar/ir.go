@@ -3,6 +3,7 @@ package grammar
 import (
 	"math/big"
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -49,6 +50,9 @@ type prop struct {
 type patProp struct {
 	pat kw
 	s   sref
+	// derived marks the pattern merge added for keys additional on one
+	// side (additionalPatterns): a subset of another entry's keys.
+	derived bool
 }
 
 type group struct {
@@ -239,10 +243,101 @@ func merge(a, b *ir) *ir {
 	m.nots = append(m.nots, b.nots...)
 	m.refs = append(m.refs, b.refs...)
 	m.propNames = append(m.propNames, b.propNames...)
+	// A key matching one side's patternProperties that the other side
+	// neither declares nor matches by a pattern of its own is additional
+	// there: the other side's additionalProperties apply to it too.
+	pb, nb := additionalPatterns(b.patProps, a)
+	pa, na := additionalPatterns(a.patProps, b)
 	m.patProps = append(m.patProps, b.patProps...)
+	m.patProps = append(append(m.patProps, pb...), pa...)
+	m.propNames = append(append(m.propNames, nb...), na...)
 	m.uniqueItems = m.uniqueItems || b.uniqueItems
 	m.contains = append(m.contains, b.contains...)
 	return m
+}
+
+// additionalPatterns returns what r's additionalProperties say of the keys
+// of pps (another record's patternProperties) that are additional in r:
+// r declares no property of that name and no pattern of r matches it.
+// additionalProperties false becomes propertyNames (every key is declared
+// in r or matches one of its patterns: exact, and no more patterns for
+// objectNode to overlap); any other schema becomes, for each pattern of
+// pps, a pattern of those keys with that schema, written with lookaheads
+// since patterns are ECMA-262 searches:
+// ^(?!(?:NAME)$)(?![\s\S]*(?:Q))…(?=[\s\S]*(?:P)). Nothing when r does
+// not set additionalProperties or pps is empty.
+func additionalPatterns(pps []patProp, r *ir) (pats []patProp, names []sref) {
+	if !r.addlSet || len(pps) == 0 {
+		return nil, nil
+	}
+	var addl []sref
+	closed := false
+	for _, s := range r.addl {
+		switch {
+		case s.v.k == kBool && s.v.b:
+		case s.v.k == kBool:
+			closed = true
+		default:
+			addl = append(addl, s)
+		}
+	}
+	if closed {
+		var alts []*value
+		if len(r.props) > 0 {
+			var enum []*value
+			for _, p := range r.props {
+				enum = append(enum, str(p.name))
+			}
+			alts = append(alts, object("enum", array(enum...)))
+		}
+		for _, q := range r.patProps {
+			if !q.derived {
+				alts = append(alts, object("pattern", str(q.pat.s)))
+			}
+		}
+		names = append(names, sref{object("type", str("string"), "anyOf", array(alts...)), r.ptr + "/additionalProperties"})
+		if len(alts) == 0 {
+			names[0].v = &value{k: kBool, b: false}
+		}
+		return nil, names
+	}
+	if len(addl) == 0 {
+		return nil, nil
+	}
+	var not strings.Builder
+	not.WriteString("^")
+	if len(r.props) > 0 {
+		quoted := make([]string, len(r.props))
+		for i, p := range r.props {
+			quoted[i] = regexp.QuoteMeta(p.name)
+		}
+		not.WriteString("(?!(?:" + strings.Join(quoted, "|") + ")$)")
+	}
+	for _, q := range r.patProps {
+		if !q.derived { // its keys are some of another entry's
+			not.WriteString(`(?![\s\S]*(?:` + q.pat.s + `))`)
+		}
+	}
+	for _, pp := range pps {
+		if pp.derived || r.hasPattern(pp.pat.s) {
+			continue // covered by its base entry; never additional in r
+		}
+		pat := kw{s: not.String() + `(?=[\s\S]*(?:` + pp.pat.s + `))`, ptr: pp.pat.ptr}
+		for _, s := range addl {
+			pats = append(pats, patProp{pat: pat, s: s, derived: true})
+		}
+	}
+	return pats, nil
+}
+
+// hasPattern reports whether r has patternProperties pattern p.
+func (r *ir) hasPattern(p string) bool {
+	for _, q := range r.patProps {
+		if q.pat.s == p {
+			return true
+		}
+	}
+	return false
 }
 
 func minLimit(a, b int) int {

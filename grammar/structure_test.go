@@ -47,3 +47,30 @@ func TestLiteralPrefix(t *testing.T) {
 		t.Error("disjointPrefixes")
 	}
 }
+
+// allOfPatternTests: under allOf, a key one branch matches by a pattern
+// and another neither declares nor matches is additional in the other,
+// whose additionalProperties apply to it (MaskBench Handwritten
+// allOfPProp3 accepted keys without an "a" before).
+var allOfPatternTests = []langTest{
+	{"both-closed", `{"type": "object", "allOf": [{"patternProperties": {"a": true}, "additionalProperties": false}, {"patternProperties": {"b": true}, "additionalProperties": false}]}`,
+		[]string{`{}`, `{"ab":1}`, `{"ba":1,"xaby":2}`},
+		[]string{`{"b":1}`, `{"a":1}`, `{"ab":1,"xb":2}`, `{"xa":1,"ab":2}`}},
+	{"typed-addl", `{"type": "object", "allOf": [{"patternProperties": {"^x": {"type": "integer"}}, "additionalProperties": {"type": "string"}}, {"patternProperties": {"y$": true}}]}`,
+		[]string{`{"xa":1}`, `{"ay":"s"}`, `{"xy":2}`, `{"q":"s"}`},
+		[]string{`{"ay":1}`, `{"xa":"s"}`, `{"q":1}`}},
+	{"declared-other", `{"type": "object", "allOf": [{"properties": {"by": {"type": "integer"}}, "additionalProperties": false}, {"patternProperties": {"y": {"type": "integer"}}}]}`,
+		[]string{`{}`, `{"by":1}`},
+		[]string{`{"ay":1}`, `{"by":"s"}`, `{"y":1}`}},
+	{"three", `{"type": "object", "allOf": [{"patternProperties": {"^.{1,3}$": false}}, {"patternProperties": {"a": true}, "additionalProperties": false}, {"patternProperties": {"b": true}, "additionalProperties": false}]}`,
+		[]string{`{"abxx":1}`, `{"xxab":1,"baaa":2}`},
+		[]string{`{"ab":1}`, `{"abxx":1,"xxxb":2}`, `{"xxxa":1}`}},
+	{"not-witness", `{"type": "object", "allOf": [{"patternProperties": {"a": true}, "additionalProperties": false}, {"patternProperties": {"b": true}, "additionalProperties": false}], "not": {"patternProperties": {"c": false}}}`,
+		[]string{`{"abc":1}`, `{"cab":2,"ab":1}`},
+		[]string{`{}`, `{"ab":1}`, `{"abc":1,"xb":2}`, `{"abc":1,"c":2}`}},
+}
+
+func TestAllOfPatternProperties(t *testing.T) {
+	checkLangTests(t, allOfPatternTests)
+	checkLangTestsWith(t, allOfPatternTests, Options{PropertyOrder: OrderAny})
+}

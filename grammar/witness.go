@@ -158,10 +158,7 @@ func (c *compiler) witnessObjects(r *ir, members []member, regions []region, ext
 			ok := true
 			for i, add := range adds {
 				m := ms[i]
-				list := append([]sref(nil), m.list...)
-				for _, w := range add {
-					list = append(list, w.val)
-				}
+				list := withWitnesses(m.list, add)
 				v, err := c.emitList(list, m.ptr)
 				if err != nil {
 					return nil, err
@@ -182,11 +179,7 @@ func (c *compiler) witnessObjects(r *ir, members []member, regions []region, ext
 				}
 				var pairs []*fsm.Node
 				for _, rg := range regions {
-					list := append([]sref(nil), rg.list...)
-					for _, w := range group {
-						list = append(list, w.val)
-					}
-					v, err := c.emitList(list, rg.ptr)
+					v, err := c.emitList(withWitnesses(rg.list, group), rg.ptr)
 					if err != nil {
 						return nil, err
 					}
@@ -227,4 +220,13 @@ func (c *compiler) negation(s *value) *value {
 		return ns
 	}
 	return object("not", s)
+}
+
+// withWitnesses returns a copy of list with the value schemas of ws.
+func withWitnesses(list []sref, ws []witness) []sref {
+	out := append([]sref(nil), list...)
+	for _, w := range ws {
+		out = append(out, w.val)
+	}
+	return out
 }
