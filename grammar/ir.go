@@ -295,11 +295,11 @@ func additionalPatterns(pps []patProp, r *ir) (pats []patProp, names []sref) {
 				alts = append(alts, object("pattern", str(q.pat.s)))
 			}
 		}
-		names = append(names, sref{object("type", str("string"), "anyOf", array(alts...)), r.ptr + "/additionalProperties"})
-		if len(alts) == 0 {
-			names[0].v = &value{k: kBool, b: false}
+		keys := &value{k: kBool, b: false} // nothing declared: no key at all
+		if len(alts) > 0 {
+			keys = object("type", str("string"), "anyOf", array(alts...))
 		}
-		return nil, names
+		return nil, []sref{{keys, r.ptr + "/additionalProperties"}}
 	}
 	if len(addl) == 0 {
 		return nil, nil
