@@ -176,27 +176,36 @@ func (r *reservation) release() {
 // arrays live in one reservation (a pooled one only, with pooledOnly), or
 // nil when there is none or it would exceed maxReserveBytes. Its rows,
 // info words and accepting flags hold old data until initialized.
+//
+// The info words and accepting flags come first, the rows after them
+// (aligned to a cache line): a pooled reservation keeps only its first
+// poolKeepBytes committed, and with the rows first the info words and flags
+// of a new constraint's first states lay past them, in pages dropped at
+// release, so every constraint started in a pooled table faulted two fresh
+// pages (huge ones, up to ~3.7 ms each here) before its first mask. At the
+// default budgets the info words and flags take at most 1 MB.
 func reservedTable(states int64, k int, pooledOnly bool) (*table, *reservation) {
 	rowBytes := int64(k)*4 + 4 + 1 // a row, its info word, its accept flag
-	if states <= 0 || states > maxReserveBytes/rowBytes {
+	if states <= 0 || states > (maxReserveBytes-64)/rowBytes {
 		return nil, nil
 	}
 	n := int(states)
+	transAt := (n*5 + 63) &^ 63
+	size := transAt + n*k*4
 	var r *reservation
 	if pooledOnly {
-		r = pooledBytes(int(states * rowBytes))
+		r = pooledBytes(size)
 	} else {
-		r = reserveBytes(int(states * rowBytes))
+		r = reserveBytes(size)
 	}
 	if r == nil {
 		return nil, nil
 	}
 	r.setHuge(true)
-	words := unsafe.Slice((*uint32)(unsafe.Pointer(&r.mem[0])), n*k+n)
 	return &table{
-		trans:  words[: n*k : n*k],
-		info:   words[n*k:],
-		accept: unsafe.Slice((*bool)(unsafe.Pointer(&r.mem[(n*k+n)*4])), n),
+		info:   unsafe.Slice((*uint32)(unsafe.Pointer(&r.mem[0])), n),
+		accept: unsafe.Slice((*bool)(unsafe.Pointer(&r.mem[n*4])), n),
+		trans:  unsafe.Slice((*uint32)(unsafe.Pointer(&r.mem[transAt])), n*k),
 	}, r
 }
 

@@ -64,3 +64,40 @@ func vmaRange(line string) (lo, hi uint64, ok bool) {
 	hi, err2 := strconv.ParseUint(b, 16, 64)
 	return lo, hi, err1 == nil && err2 == nil
 }
+
+// TestPooledTableStartsCommitted checks that a table started in a pooled
+// reservation finds the first states' info words, accepting flags and rows
+// in pages the pool kept committed (mincore), so a new constraint faults
+// none of them in before its first mask. Each array's first page is
+// written before the release, as a constraint's first states are.
+func TestPooledTableStartsCommitted(t *testing.T) {
+	const states, k = 200_001, 60 // the default state budget, a typical class count
+	tab, r := reservedTable(states, k, false)
+	if tab == nil {
+		t.Fatal("reservedTable = nil on Linux")
+	}
+	initRows(tab, k, 0, 64)
+	for i := range 64 {
+		tab.accept[i] = true
+	}
+	r.release()
+	tab, r2 := reservedTable(states, k, true)
+	if tab == nil {
+		t.Skip("the pool did not keep the reservation (full from other tests)")
+	}
+	if r2 != r {
+		t.Fatalf("pooled table in another reservation")
+	}
+	defer unmapBytes(r.mem)
+	page := os.Getpagesize()
+	base := uintptr(unsafe.Pointer(&r.mem[0]))
+	for _, a := range []struct {
+		name string
+		p    unsafe.Pointer
+	}{{"info", unsafe.Pointer(&tab.info[0])}, {"accept", unsafe.Pointer(&tab.accept[0])}, {"trans", unsafe.Pointer(&tab.trans[0])}} {
+		off := int(uintptr(a.p)-base) &^ (page - 1)
+		if got := residentBytes(r.mem[off : off+page]); got != page {
+			t.Errorf("%s of the first state at offset %d: page not committed in the pooled reservation", a.name, off)
+		}
+	}
+}
