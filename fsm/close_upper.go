@@ -37,7 +37,8 @@ package fsm
 // inner anchors of patterns, which assert.go rewrites into them, and the
 // differences with a few strings of product.go) are DFAs spliced in as
 // trimmed NFA fragments of the same language, so their paths are as real
-// as any other. A placeholder's fragment matches exactly its node's
+// as any other; a lazy product's pairs (lazy_product.go) get placeholders
+// only when they are live, and count as unknown here. A placeholder's fragment matches exactly its node's
 // language, so a string of that language is a path through it once it is
 // built (a Defer of x continuing at k: short(x) then dn(k); a Perm state:
 // its missing required members in member order, with separators, then
@@ -260,6 +261,11 @@ func grow32(a []int32, n int) []int32 {
 // unknown).
 func (cl *closer) itemShort(c *Constraint, it lazyItem) int32 {
 	n := it.n
+	if it.prod != nil {
+		// A pair of a lazy product (lazy_product.go): its shortest string
+		// is not known without a search of the product; unknown is sound.
+		return distInf
+	}
 	if n.Op == OpDefer {
 		return cl.short(c, n.Subs[0])
 	}

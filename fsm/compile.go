@@ -176,7 +176,7 @@ func (c *compiler) poll(work int) error {
 // reaches it. A prebuild stopped by the call's context or deadline fails
 // the compile: the call is out of time, whatever is left to build.
 func (c *compiler) lazyNFAOf(n *Node) (*nfa, error) {
-	m, err := c.nfaOf(n)
+	m, err := c.nfaOfWith(n, true)
 	if err != nil || c.opts.NoPrebuild || m.b == nil || len(m.b.lazy) == 0 {
 		return m, err
 	}
@@ -188,11 +188,18 @@ func (c *compiler) lazyNFAOf(n *Node) (*nfa, error) {
 	if e, ok := err.(*Error); ok && e.Code == ErrTimeout {
 		return nil, err
 	}
-	return c.nfaOf(n)
+	return c.nfaOfWith(n, true)
 }
 
-func (c *compiler) nfaOf(n *Node) (*nfa, error) {
+func (c *compiler) nfaOf(n *Node) (*nfa, error) { return c.nfaOfWith(n, false) }
+
+// nfaOfWith builds n's NFA; with products, large intersections are lazy
+// products (lazy_product.go), which only a lazy constraint gains from: a
+// DFA built whole reaches every pair anyway and is better off with the
+// minimized product spliced.
+func (c *compiler) nfaOfWith(n *Node, products bool) (*nfa, error) {
 	b := newBuilder(c)
+	b.products = products
 	start, err := b.build(n, nfaAccept)
 	if err != nil {
 		return nil, err

@@ -47,7 +47,9 @@ func (b *builder) expand(q int32) error {
 	it := b.lazy[b.m.states[q].next]
 	var s int32
 	var err error
-	if it.n.Op == OpDefer {
+	if it.prod != nil {
+		s, err = b.productState(it.n, it.prod, it.pair, it.k)
+	} else if it.n.Op == OpDefer {
 		// A deferred value is expanded once per continuation (per subset
 		// state of an enclosing Perm, per array position).
 		s, err = b.stamped(it.n.Subs[0], it.k)
@@ -270,6 +272,15 @@ func (b *builder) nonEmpty1(n *Node) (bool, error) {
 		}
 		return true, nil
 	case OpAnd, OpNot:
+		if n.Op == OpAnd {
+			lp, err := b.productOf(n)
+			if err != nil {
+				return false, err
+			}
+			if lp != nil {
+				return b.c.productLive(lp, lp.a.Start, lp.b.Start)
+			}
+		}
 		d, err := b.c.dfaOf(n)
 		if err != nil {
 			return false, err

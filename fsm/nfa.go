@@ -184,17 +184,25 @@ type builder struct {
 	lazyMemo  map[lazyItem]int32
 	permMemo  map[lazyItem]int32
 	emptyMemo map[*Node]bool
+	// prods holds the lazy product of each OpAnd built as one (nil: built
+	// as a spliced DFA); lazy_product.go.
+	prods map[*Node]*lazyProduct
+	// products enables lazy products (a lazy constraint's NFA).
+	products bool
 }
 
-// lazyItem is a fragment to build later: Defer node n continuing at k, or
-// the state of Perm node n after the members in seen were written
-// (written: whether any item, an extra one included, was written yet).
+// lazyItem is a fragment to build later: Defer node n continuing at k, the
+// state of Perm node n after the members in seen were written (written:
+// whether any item, an extra one included, was written yet), or one pair
+// of the lazy product prod of And node n.
 type lazyItem struct {
 	n       *Node
 	seen    uint64
 	written bool
 	extras  int32 // a counted Perm's extra items written so far, capped (permCap)
 	k       int32
+	prod    *lazyProduct
+	pair    uint64 // prod's pair: the operands' states (pairKey)
 }
 
 func newBuilder(c *compiler) *builder {
@@ -405,6 +413,15 @@ func (b *builder) build1(n *Node, k int32) (int32, error) {
 	case OpRepeat:
 		return b.repeat(n, k)
 	case OpAnd, OpNot:
+		if n.Op == OpAnd {
+			lp, err := b.productOf(n)
+			if err != nil {
+				return 0, err
+			}
+			if lp != nil {
+				return b.lazyProductStart(n, lp, k)
+			}
+		}
 		d, err := b.c.dfaOf(n)
 		if err != nil {
 			return 0, err

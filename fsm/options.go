@@ -53,6 +53,10 @@ type Options struct {
 	// builder.prebuild): a quicker first mask, slower first visits. For
 	// measuring what prebuilding buys, and for tests of both paths.
 	NoPrebuild bool
+
+	// productMin overrides lazyProductMin (tests: 1 builds every
+	// intersection of two or more operands as a lazy product).
+	productMin int
 }
 
 // Default budgets. They are sized for JSON-Schema constraints on a small
