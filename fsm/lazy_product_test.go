@@ -192,3 +192,45 @@ func repeatWords(w string, n int) string {
 	}
 	return s
 }
+
+// FuzzLazyProduct: with every intersection of two or more operands a lazy
+// product, a lazy constraint decodes what the minimized DFA does.
+func FuzzLazyProduct(f *testing.F) {
+	fuzzSeeds(f)
+	f.Add(`(?:[a-c]*a[a-c]{3})&[a-c]{2,25}`)
+	f.Add(`"(?:[a-z]{0,30}&~(?:[a-z]*abc[a-z]*)&[a-z]*b[a-z]*)"`)
+	f.Add(`(?:ab)*c{0,3}x&[abc]{5,9}x|y`)
+	toks := make([][]byte, 0, 260)
+	for b := range 256 {
+		toks = append(toks, []byte{byte(b)})
+	}
+	toks = append(toks, []byte("ab"), []byte("abc"), []byte("xyz"), []byte{SpecialPrefix, 'E'})
+	ti, err := NewTokenIndex(toks, []TokenID{TokenID(len(toks) - 1)}, len(toks))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, d, ok, err := fuzzCompile(s)
+		if !ok || err != nil || d.Start == DeadState {
+			return
+		}
+		eager, err := NewConstraint(d, ti, ConstraintOptions{})
+		if err != nil {
+			return
+		}
+		opts := fuzzOptions()
+		opts.productMin = 1
+		lazy, err := CompileConstraint(context.Background(), n, ti, opts, ConstraintOptions{})
+		if err != nil {
+			var fe *Error
+			if errors.As(err, &fe) && fe.Code.IsLimit() {
+				return
+			}
+			t.Fatalf("CompileConstraint(%s) = %v", n, err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(len(s)), 5))
+		for walk := range 3 {
+			compareWalk(t, ti, eager.NewMatcher(), lazy.NewMatcher(), rng, fmt.Sprintf("%q walk %d", s, walk))
+		}
+	})
+}
