@@ -28,27 +28,51 @@ func Compile(n *Node, opts Options) (*DFA, error) {
 // prove oneOf branches disjoint: IsEmpty(And(a, b)).
 //
 // For an intersection it explores the product of the operands only until
-// it reaches a pair of accepting states, so proving overlap is usually much
-// cheaper than building the product.
+// it reaches a tuple of accepting states, so proving overlap is usually
+// much cheaper than building the product.
 func IsEmpty(n *Node, opts Options) (bool, error) {
-	c := newCompiler(opts)
+	return NewChecker(opts).IsEmpty(n)
+}
+
+// Checker answers IsEmpty for many nodes under one set of budgets, keeping
+// the DFAs it builds (by node) between calls: a schema's emptiness proofs
+// intersect the same few key and pattern languages in many combinations,
+// and each DFA is then built once per compile instead of once per proof.
+// A Checker is not safe for concurrent use.
+type Checker struct{ c *compiler }
+
+// NewChecker returns a Checker with the budgets in opts (each proof's
+// searches and each DFA are bounded by them, as in Compile).
+func NewChecker(opts Options) *Checker { return &Checker{c: newCompiler(opts)} }
+
+// IsEmpty reports whether n matches no string at all (see IsEmpty).
+func (k *Checker) IsEmpty(n *Node) (bool, error) {
+	c := k.c
 	if n != nil && n.Op == OpAnd && len(n.Subs) >= 2 {
-		rest := n.Subs[:len(n.Subs)-1]
-		var a *DFA
-		var err error
-		if len(rest) == 1 {
-			a, err = c.dfaOf(rest[0])
-		} else {
-			a, err = c.dfaOf(And(rest...))
+		var ops []*Node
+		var flatten func(x *Node)
+		flatten = func(x *Node) {
+			if x.Op == OpAnd {
+				for _, s := range x.Subs {
+					flatten(s)
+				}
+				return
+			}
+			ops = append(ops, x)
 		}
-		if err != nil {
-			return false, err
+		flatten(n)
+		ds := make([]*DFA, len(ops))
+		for i, x := range ops {
+			d, err := c.dfaOf(x)
+			if err != nil {
+				return false, err
+			}
+			if d.Start == DeadState {
+				return true, nil
+			}
+			ds[i] = d
 		}
-		b, err := c.dfaOf(n.Subs[len(n.Subs)-1])
-		if err != nil {
-			return false, err
-		}
-		found, err := c.productAccepts(a, b)
+		found, err := c.tupleAccepts(ds)
 		if err != nil {
 			return false, err
 		}

@@ -175,6 +175,83 @@ func (c *compiler) productAccepts(a, b *DFA) (bool, error) {
 	return false, nil
 }
 
+// tupleAccepts is productAccepts for any number of DFAs: whether they
+// accept a common string, by a depth-first search of their product that
+// stops at the first tuple of accepting states, under the same budget.
+func (c *compiler) tupleAccepts(ds []*DFA) (bool, error) {
+	if len(ds) == 2 {
+		return c.productAccepts(ds[0], ds[1])
+	}
+	for _, d := range ds {
+		if d.Start == DeadState {
+			return false, nil
+		}
+	}
+	// One byte of each joint class of all the operands.
+	var reps []byte
+	seen := make(map[string]bool)
+	key := make([]byte, len(ds))
+	for bt := range 256 {
+		for i, d := range ds {
+			key[i] = d.Classes[bt]
+		}
+		if !seen[string(key)] {
+			seen[string(key)] = true
+			reps = append(reps, byte(bt))
+		}
+	}
+	n := len(ds)
+	enc := func(t []StateID) string {
+		b := make([]byte, 0, 4*n)
+		for _, s := range t {
+			b = binary.LittleEndian.AppendUint32(b, uint32(s))
+		}
+		return string(b)
+	}
+	start := make([]StateID, n)
+	for i, d := range ds {
+		start[i] = d.Start
+	}
+	visited := map[string]bool{enc(start): true}
+	stack := [][]StateID{start}
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		all := true
+		for i, d := range ds {
+			if !d.Accept[t[i]] {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true, nil
+		}
+		if err := c.poll(len(reps) * n); err != nil {
+			return false, err
+		}
+	next:
+		for r := len(reps) - 1; r >= 0; r-- {
+			u := make([]StateID, n)
+			for i, d := range ds {
+				if u[i] = d.Next(t[i], reps[r]); u[i] == DeadState {
+					continue next
+				}
+			}
+			k := enc(u)
+			if visited[k] {
+				continue
+			}
+			if len(visited) >= c.opts.MaxDFAStates {
+				return false, limitErr(ErrTooManyDFAStates, int64(c.opts.MaxDFAStates), int64(len(visited)+1))
+			}
+			visited[k] = true
+			stack = append(stack, u)
+		}
+	}
+	return false, nil
+}
+
 // Differences with a finite set of strings.
 //
 // The key of an extra object property is "any JSON string but the declared

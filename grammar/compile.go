@@ -47,6 +47,16 @@ type compiler struct {
 	refAlone    bool                 // drafts 3–7: a $ref makes its siblings ignored (refAlone)
 	conds       bool                 // if/then/else are keywords (not in drafts 3, 4, 6: condKeywords)
 	keys        map[string]objectKey // objectKeyOf
+	checker     *fsm.Checker         // isEmpty's, kept for the compile
+}
+
+// isEmpty is fsm.IsEmpty under the budget of the compile's emptiness
+// proofs, with the DFAs of the languages it intersects kept between proofs.
+func (c *compiler) isEmpty(n *fsm.Node) (bool, error) {
+	if c.checker == nil {
+		c.checker = fsm.NewChecker(fsm.Options{MaxDFAStates: 20_000, MaxWork: 2_000_000})
+	}
+	return c.checker.IsEmpty(n)
 }
 
 // objectKey is the key of a declared property, in the two forms objects

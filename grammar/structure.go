@@ -784,7 +784,7 @@ func (c *compiler) provedEmpty(key string, n *fsm.Node) bool {
 	if d, ok := c.strDisjoint[key]; ok {
 		return d
 	}
-	empty, err := fsm.IsEmpty(n, fsm.Options{MaxDFAStates: 20_000, MaxWork: 2_000_000})
+	empty, err := c.isEmpty(n)
 	d := err == nil && empty
 	if c.strDisjoint == nil {
 		c.strDisjoint = map[string]bool{}
@@ -1085,7 +1085,7 @@ func (c *compiler) overlapRegions(r *ir, bodies []*fsm.Node, prefixes []string, 
 		if len(others) > 0 {
 			body = fsm.Diff(body, fsm.Alt(others...))
 		}
-		empty, err := fsm.IsEmpty(body, fsm.Options{MaxDFAStates: 20_000, MaxWork: 2_000_000})
+		empty, err := c.isEmpty(body)
 		if err == nil && empty {
 			continue
 		}

@@ -135,7 +135,7 @@ func (c *compiler) witnessObjects(r *ir, members []member, regions []region, ext
 			}
 			options[g] = append(options[g], choice{by: -1, ws: group})
 			for i := range members {
-				if empty, err := fsm.IsEmpty(fsm.And(members[i].key, k), fsm.Options{MaxDFAStates: 20_000, MaxWork: 2_000_000}); err != nil || empty {
+				if empty, err := c.isEmpty(fsm.And(members[i].key, k)); err != nil || empty {
 					continue
 				}
 				options[g] = append(options[g], choice{by: i, ws: group})
