@@ -38,7 +38,8 @@ package fsm
 // differences with a few strings of product.go) are DFAs spliced in as
 // trimmed NFA fragments of the same language, so their paths are as real
 // as any other; a lazy product's pairs (lazy_product.go) get placeholders
-// only when they are live, and count as unknown here. A placeholder's fragment matches exactly its node's
+// only when they are live, and their short is a breadth-first search of
+// the product over usable bytes (unknown past maxShortPairs pairs). A placeholder's fragment matches exactly its node's
 // language, so a string of that language is a path through it once it is
 // built (a Defer of x continuing at k: short(x) then dn(k); a Perm state:
 // its missing required members in member order, with separators, then
@@ -105,8 +106,11 @@ type upperBounds struct {
 	dn            []int32
 	at            distPages // U per DFA state, of this version
 
-	short   map[*Node]int32 // short of AST nodes (see the file comment)
-	unknown bool            // some short was unknown for want of a DFA: forget them at the next pass
+	short map[*Node]int32 // short of AST nodes (see the file comment)
+	// pairShort is short of lazy product pairs (the search does not
+	// depend on the NFA, so it is kept across passes).
+	pairShort map[prodPair]int32
+	unknown   bool // some short was unknown for want of a DFA: forget them at the next pass
 
 	// Scratch of a pass: the edges, then reverse edges (CSR) with their
 	// weights.
@@ -262,9 +266,18 @@ func grow32(a []int32, n int) []int32 {
 func (cl *closer) itemShort(c *Constraint, it lazyItem) int32 {
 	n := it.n
 	if it.prod != nil {
-		// A pair of a lazy product (lazy_product.go): its shortest string
-		// is not known without a search of the product; unknown is sound.
-		return distInf
+		// A pair of a lazy product (lazy_product.go): a breadth-first
+		// search of the product over usable bytes, memoized.
+		key := prodPair{it.prod, it.pair}
+		if v, ok := cl.ub.pairShort[key]; ok {
+			return v
+		}
+		v := it.prod.shortest(it.pair, func(b byte) bool { return cl.byteClass[c.classes[b]] }, maxShortPairs)
+		if cl.ub.pairShort == nil {
+			cl.ub.pairShort = map[prodPair]int32{}
+		}
+		cl.ub.pairShort[key] = v
+		return v
 	}
 	if n.Op == OpDefer {
 		return cl.short(c, n.Subs[0])

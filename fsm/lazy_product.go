@@ -289,3 +289,64 @@ func (b *builder) productState(n *Node, lp *lazyProduct, pair uint64, k int32) (
 	b.setTargets(s, targets)
 	return s, nil
 }
+
+// prodPair names one pair of a lazy product (the closer's memo key).
+type prodPair struct {
+	lp   *lazyProduct
+	pair uint64
+}
+
+// maxShortPairs bounds the pairs one shortest search visits.
+const maxShortPairs = 1 << 12
+
+// shortest returns the length of a shortest string over usable bytes
+// that takes pair to a pair where both operands accept (every pair on the
+// way is then live), by a breadth-first search of at most limit pairs;
+// distInf when none is found within it. It reads only the operands, which
+// never change.
+func (lp *lazyProduct) shortest(pair uint64, usable func(byte) bool, limit int) int32 {
+	a, b := lp.a, lp.b
+	type joint struct{ ca, cb uint8 }
+	var js []joint
+	have := make(map[joint]bool)
+	for _, r := range lp.runs {
+		j := joint{r.ca, r.cb}
+		if have[j] {
+			continue
+		}
+		for x := int(r.lo); x <= int(r.hi); x++ {
+			if usable(byte(x)) {
+				have[j] = true
+				js = append(js, j)
+				break
+			}
+		}
+	}
+	dist := map[uint64]int32{pair: 0}
+	queue := []uint64{pair}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		p, q := StateID(x>>32), StateID(uint32(x))
+		if a.Accept[p] && b.Accept[q] {
+			return dist[x]
+		}
+		for _, j := range js {
+			p2 := a.Trans[int(p)*a.NumClasses+int(j.ca)]
+			q2 := b.Trans[int(q)*b.NumClasses+int(j.cb)]
+			if p2 == DeadState || q2 == DeadState {
+				continue
+			}
+			y := pairKey(p2, q2)
+			if _, ok := dist[y]; ok {
+				continue
+			}
+			if len(dist) >= limit {
+				return distInf
+			}
+			dist[y] = dist[x] + 1
+			queue = append(queue, y)
+		}
+	}
+	return distInf
+}

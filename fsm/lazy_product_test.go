@@ -234,3 +234,70 @@ func FuzzLazyProduct(f *testing.F) {
 		}
 	})
 }
+
+// TestLazyProductUpperBounds: the closer's bounds through lazy product
+// pairs (their breadth-first short) are sound, U ≥ D against the brute
+// force on every state random walks reach, and finite for most of them.
+func TestLazyProductUpperBounds(t *testing.T) {
+	ti, _ := agentVocab(t)
+	for _, tc := range productCases(t) {
+		if tc.name == "empty" {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			// A top-level intersection compiles to an eager DFA: put it
+			// inside something.
+			n := Cat(Lit("<"), tc.n, Lit(">"))
+			c, err := CompileConstraint(context.Background(), n, ti, Options{productMin: 1}, ConstraintOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(3, uint64(len(tc.name))))
+			dst := make([]uint64, ti.MaskWords())
+			for range 8 {
+				m := c.NewMatcher()
+				for range 40 {
+					if err := m.FillMask(dst); err != nil {
+						t.Fatal(err)
+					}
+					ids := tokAllowedIDs(dst)
+					if len(ids) == 0 || m.IsTerminated() {
+						break
+					}
+					tok := ids[rng.IntN(len(ids))]
+					if ti.isEOS[tok] {
+						break
+					}
+					if err := m.Accept(tok); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			bf := newBruteClose(c)
+			cl := c.closer()
+			cl.mu.Lock()
+			var states []StateID
+			for q := StateID(1); int(q) < c.numStates(); q++ {
+				states = append(states, q)
+			}
+			cl.ensureUpper(c, states, true)
+			cl.mu.Unlock()
+			finite := 0
+			for _, q := range states {
+				u, _ := cl.ub.at.get(q)
+				if d := bf.d(t, q); u < d {
+					t.Fatalf("state %d: U = %d < D = %d", q, u, d)
+				}
+				if u != distInf {
+					finite++
+				}
+			}
+			if len(cl.ub.pairShort) == 0 {
+				t.Errorf("no product pair's short was computed")
+			}
+			if finite < len(states)/2 {
+				t.Errorf("only %d of %d states have a finite bound", finite, len(states))
+			}
+		})
+	}
+}
