@@ -319,23 +319,8 @@ func TestUpperBoundsSound(t *testing.T) {
 	}
 	bf := newBruteClose(c)
 	bf.checkStored(t)
-	cl := c.closer()
-	cl.mu.Lock()
-	var states []StateID
-	for q := StateID(1); int(q) < c.numStates(); q++ {
-		states = append(states, q)
-	}
-	cl.ensureUpper(c, states, true)
-	cl.mu.Unlock()
-	checked := 0
+	cl, states, checked := checkUpperSound(t, c, bf)
 	for _, q := range states {
-		u, _ := cl.ub.at.get(q)
-		if d := bf.d(t, q); u < d {
-			t.Fatalf("state %d: U = %d < D = %d", q, u, d)
-		}
-		if u != distInf {
-			checked++
-		}
 		if hu, ok := cl.hupp.get(q); ok {
 			h := int32(-1)
 			for _, s := range bf.next(t, q) {
@@ -351,6 +336,32 @@ func TestUpperBoundsSound(t *testing.T) {
 	if checked < len(states)/2 {
 		t.Errorf("only %d of %d states have a finite bound", checked, len(states))
 	}
+}
+
+// checkUpperSound computes U for every state c has and fails t where U <
+// D (the brute force bf); it returns the closer, the states and how many
+// have a finite U.
+func checkUpperSound(t *testing.T, c *Constraint, bf *bruteClose) (*closer, []StateID, int) {
+	t.Helper()
+	cl := c.closer()
+	cl.mu.Lock()
+	var states []StateID
+	for q := StateID(1); int(q) < c.numStates(); q++ {
+		states = append(states, q)
+	}
+	cl.ensureUpper(c, states, true)
+	cl.mu.Unlock()
+	finite := 0
+	for _, q := range states {
+		u, _ := cl.ub.at.get(q)
+		if d := bf.d(t, q); u < d {
+			t.Fatalf("state %d: U = %d < D = %d", q, u, d)
+		}
+		if u != distInf {
+			finite++
+		}
+	}
+	return cl, states, finite
 }
 
 // TestShortTable checks short, the AST estimate behind the placeholders'

@@ -262,19 +262,27 @@ func TestDeferSameLanguage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Prebuilt operands (the default) and operands all built when
-			// first reached.
-			for _, np := range []bool{false, true} {
-				lazy, err := CompileConstraint(context.Background(), n, ti, Options{NoPrebuild: np}, ConstraintOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				rng := rand.New(rand.NewPCG(7, uint64(i)))
-				for walk := range 12 {
-					compareWalk(t, ti, eager.NewMatcher(), lazy.NewMatcher(), rng, fmt.Sprintf("no-prebuild %v walk %d", np, walk))
-				}
-			}
+			compareBothPrebuilds(t, ti, eager, n, Options{}, rand.NewPCG(7, uint64(i)))
 		})
+	}
+}
+
+// compareBothPrebuilds walks n's lazy constraint under opts against eager,
+// with its deferred operands prebuilt (the default) and all built when
+// first reached.
+func compareBothPrebuilds(t *testing.T, ti *TokenIndex, eager *Constraint, n *Node, opts Options, src rand.Source) {
+	t.Helper()
+	rng := rand.New(src)
+	for _, np := range []bool{false, true} {
+		o := opts
+		o.NoPrebuild = np
+		lazy, err := CompileConstraint(context.Background(), n, ti, o, ConstraintOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for walk := range 12 {
+			compareWalk(t, ti, eager.NewMatcher(), lazy.NewMatcher(), rng, fmt.Sprintf("no-prebuild %v walk %d", np, walk))
+		}
 	}
 }
 
@@ -411,20 +419,30 @@ func withDefers(n *Node, h uint64, memo map[*Node]*Node) *Node {
 // FuzzLazyNFA: for any parsable regex (Perm included) with Defer wrapped
 // around sub-nodes, the lazy constraint gives the masks, flags and forced
 // tokens of the eager constraint of the plain regex, over a byte vocabulary.
+// fuzzWalkVocab is the walks' vocabulary of the lazy fuzz tests: every
+// byte, the words, and an end-of-sequence token.
+func fuzzWalkVocab(f *testing.F, words ...string) *TokenIndex {
+	toks := make([][]byte, 0, 257+len(words))
+	for b := range 256 {
+		toks = append(toks, []byte{byte(b)})
+	}
+	for _, w := range words {
+		toks = append(toks, []byte(w))
+	}
+	toks = append(toks, []byte{SpecialPrefix, 'E'})
+	ti, err := NewTokenIndex(toks, []TokenID{TokenID(len(toks) - 1)}, len(toks))
+	if err != nil {
+		f.Fatal(err)
+	}
+	return ti
+}
+
 func FuzzLazyNFA(f *testing.F) {
 	fuzzSeeds(f)
 	f.Add(`\[(?:,(?:[0-9]+|x"[a-c]*"|\{(?perm(,)(k[a-z]:1)(a:(?:1|2))!(b:[xy]+))\})){0,12}\]`)
 	f.Add(`\{(?perm{2,3}(,)(k[a-z]:1)(a:(?:1|2))!(b:[xy]+))\}`)
 	f.Add(`\[(?perm{1,-1}(,)(x)(a)(b))\]`)
-	toks := make([][]byte, 0, 260)
-	for b := range 256 {
-		toks = append(toks, []byte{byte(b)})
-	}
-	toks = append(toks, []byte("ab"), []byte(`", "`), []byte("xyz"), []byte{SpecialPrefix, 'E'})
-	ti, err := NewTokenIndex(toks, []TokenID{TokenID(len(toks) - 1)}, len(toks))
-	if err != nil {
-		f.Fatal(err)
-	}
+	ti := fuzzWalkVocab(f, "ab", `", "`, "xyz")
 	f.Fuzz(func(t *testing.T, s string) {
 		n, d, ok, err := fuzzCompile(s)
 		if !ok || err != nil || d.Start == DeadState {

@@ -49,16 +49,7 @@ func TestLazyProductMatchesEager(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, np := range []bool{false, true} {
-				lazy, err := CompileConstraint(context.Background(), tc.n, ti, Options{productMin: 1, NoPrebuild: np}, ConstraintOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				rng := rand.New(rand.NewPCG(11, uint64(i)))
-				for walk := range 12 {
-					compareWalk(t, ti, eager.NewMatcher(), lazy.NewMatcher(), rng, fmt.Sprintf("no-prebuild %v walk %d", np, walk))
-				}
-			}
+			compareBothPrebuilds(t, ti, eager, tc.n, Options{productMin: 1}, rand.NewPCG(11, uint64(i)))
 		})
 	}
 }
@@ -86,7 +77,7 @@ func TestLazyProductBuilt(t *testing.T) {
 				t.Fatalf("no intersection was built as a lazy product")
 			}
 			expandAll(t, m)
-			checkExpandedLive(t, tc.n, m)
+			checkReachableLive(t, tc.n, m)
 			dm, err := newCompiler(Options{NoPrebuild: true}).lazyNFAOf(tc.n)
 			if err != nil {
 				t.Fatal(err)
@@ -124,8 +115,10 @@ func expandAll(t *testing.T, m *nfa) {
 	}
 }
 
-// checkExpandedLive is checkNFALive for an NFA with nothing lazy left.
-func checkExpandedLive(t *testing.T, n *Node, m *nfa) {
+// checkReachableLive fails t when a state of m reachable from its start
+// cannot reach the match state or moves to the fail state (placeholders
+// count as live: checkNFALive, and expandAll first for a whole NFA).
+func checkReachableLive(t *testing.T, n *Node, m *nfa) {
 	t.Helper()
 	live := m.coreachable()
 	seen := make([]bool, len(m.states))
@@ -200,15 +193,7 @@ func FuzzLazyProduct(f *testing.F) {
 	f.Add(`(?:[a-c]*a[a-c]{3})&[a-c]{2,25}`)
 	f.Add(`"(?:[a-z]{0,30}&~(?:[a-z]*abc[a-z]*)&[a-z]*b[a-z]*)"`)
 	f.Add(`(?:ab)*c{0,3}x&[abc]{5,9}x|y`)
-	toks := make([][]byte, 0, 260)
-	for b := range 256 {
-		toks = append(toks, []byte{byte(b)})
-	}
-	toks = append(toks, []byte("ab"), []byte("abc"), []byte("xyz"), []byte{SpecialPrefix, 'E'})
-	ti, err := NewTokenIndex(toks, []TokenID{TokenID(len(toks) - 1)}, len(toks))
-	if err != nil {
-		f.Fatal(err)
-	}
+	ti := fuzzWalkVocab(f, "ab", "abc", "xyz")
 	f.Fuzz(func(t *testing.T, s string) {
 		n, d, ok, err := fuzzCompile(s)
 		if !ok || err != nil || d.Start == DeadState {
@@ -273,25 +258,7 @@ func TestLazyProductUpperBounds(t *testing.T) {
 					}
 				}
 			}
-			bf := newBruteClose(c)
-			cl := c.closer()
-			cl.mu.Lock()
-			var states []StateID
-			for q := StateID(1); int(q) < c.numStates(); q++ {
-				states = append(states, q)
-			}
-			cl.ensureUpper(c, states, true)
-			cl.mu.Unlock()
-			finite := 0
-			for _, q := range states {
-				u, _ := cl.ub.at.get(q)
-				if d := bf.d(t, q); u < d {
-					t.Fatalf("state %d: U = %d < D = %d", q, u, d)
-				}
-				if u != distInf {
-					finite++
-				}
-			}
+			cl, states, finite := checkUpperSound(t, c, newBruteClose(c))
 			if len(cl.ub.pairShort) == 0 {
 				t.Errorf("no product pair's short was computed")
 			}

@@ -302,34 +302,7 @@ func checkNFALive(t *testing.T, n *Node, opts Options) {
 	if err != nil {
 		return // budgets; other tests cover errors
 	}
-	live := m.coreachable()
-	seen := make([]bool, len(m.states))
-	stack := []int32{m.start}
-	seen[m.start] = true
-	for len(stack) > 0 {
-		q := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if q != nfaFail && !live[q] {
-			t.Fatalf("%s: state %d is reachable but cannot reach the match state\n%s", n, q, m)
-		}
-		st := &m.states[q]
-		var next []int32
-		switch st.kind {
-		case nfaByte:
-			next = []int32{st.next}
-		case nfaEps:
-			next = m.targets(st)
-		}
-		for _, r := range next {
-			if r == nfaFail {
-				t.Fatalf("%s: state %d has the fail state as a successor", n, q)
-			}
-			if !seen[r] {
-				seen[r] = true
-				stack = append(stack, r)
-			}
-		}
-	}
+	checkReachableLive(t, n, m)
 }
 
 // TestLazyReservedTable runs the lazy-versus-eager walks and the
