@@ -41,9 +41,11 @@
 //   - Numbers with bounds or multipleOf are written without an exponent;
 //     integers are written without a fraction or exponent and never as -0.
 //   - Whitespace between tokens is bounded (Options.MaxWhitespace).
-//   - maxLength above Options.MaxStringLength (256) and maxItems above
-//     Options.MaxArrayItems (64) are lowered to them: every bounded
-//     position is a copy of its automaton.
+//   - maxLength above Options.MaxStringLength (256) on a string with a
+//     pattern, format or not, maxLength above 65,536 on a plain string, and
+//     maxItems above Options.MaxArrayItems (64) are lowered to them: every
+//     bounded position is a copy of its automaton (a plain string's
+//     positions past MaxStringLength are deferred chunks).
 //   - Strings accept raw UTF-8, the short escapes and \uXXXX for control
 //     characters (Options.Escapes = EscapesNeeded, the default), or every
 //     JSON encoding (EscapesAll). Formats accept a documented subset of

@@ -243,9 +243,16 @@ func trieSorted(ss []string) *fsm.Node {
 // the decoded text (lengths, pattern, format, not) are intersected at code
 // point level and then encoded, so they combine exactly.
 func (c *compiler) stringNode(r *ir, exclStr []*fsm.Node) (*fsm.Node, error) {
-	if r.maxLen > c.opts.MaxStringLength && r.minLen <= c.opts.MaxStringLength {
+	plain := len(r.patterns) == 0 && len(r.formats) == 0 && len(exclStr) == 0
+	if limit := c.opts.MaxStringLength; plain {
+		limit = max(limit, maxPlainStringLength)
+		if r.maxLen > limit && r.minLen <= c.opts.MaxStringLength {
+			r = r.clone()
+			r.maxLen = limit // sound: only shorter strings are produced
+		}
+	} else if r.maxLen > limit && r.minLen <= limit {
 		r = r.clone()
-		r.maxLen = c.opts.MaxStringLength // sound: only shorter strings are produced
+		r.maxLen = limit // sound: only shorter strings are produced
 	}
 	cp, err := c.stringCP(r, exclStr)
 	if err != nil {
@@ -253,7 +260,7 @@ func (c *compiler) stringNode(r *ir, exclStr []*fsm.Node) (*fsm.Node, error) {
 	}
 	var body *fsm.Node
 	if cp == nil {
-		body = fsm.Repeat(strLang[c.esc()].char, r.minLen, r.maxLen)
+		body = c.lengthRepeat(strLang[c.esc()].char, r.minLen, r.maxLen)
 	} else {
 		body, err = EncodeJSONStringWith(cp, c.esc())
 		if err != nil {
@@ -261,6 +268,41 @@ func (c *compiler) stringNode(r *ir, exclStr []*fsm.Node) (*fsm.Node, error) {
 		}
 	}
 	return fsm.Cat(fsm.Lit(`"`), body, fsm.Lit(`"`)), nil
+}
+
+// maxPlainStringLength is the maxLength a string with no pattern, format
+// or not is counted to (larger ones are lowered to it, soundly): the
+// characters past MaxStringLength are built in deferred chunks
+// (lengthRepeat), so a description field with maxLength 32767 costs
+// nothing until a generation writes that much (MaskBench o9772: a 1,000-
+// character certificate under maxLength 32767 was rejected at 256).
+const maxPlainStringLength = 1 << 16
+
+// lengthRepeat is Repeat(ch, lo, hi) for a plain string. With hi at least
+// 2 × MaxStringLength above lo the optional characters come in chunks of
+// MaxStringLength, each deferred behind the one before (fsm.Defer): a lazy
+// constraint builds a chunk only when a generation has written the ones
+// before it, where one bounded repeat would build every position up
+// front. The first level costs two chunks (fewer than k characters, or k
+// and the rest), so a bound less than two chunks above lo is lowered to
+// MaxStringLength instead, as strings with a pattern are.
+func (c *compiler) lengthRepeat(ch *fsm.Node, lo, hi int) *fsm.Node {
+	k := c.opts.MaxStringLength
+	if hi < 0 || lo > k {
+		return fsm.Repeat(ch, lo, hi)
+	}
+	if hi-lo < 2*k {
+		// One chunk more would double the positions built up front
+		// (below); lowered to MaxStringLength instead, soundly.
+		return fsm.Repeat(ch, lo, min(hi, k)) // lo ≤ k here; hi < lo stays ∅
+	}
+	// upTo(n): at most n characters, as fewer than k, or k and then at
+	// most n-k more.
+	rest := fsm.Repeat(ch, 0, (hi-lo)%k+k)
+	for n := (hi-lo)%k + 2*k; n <= hi-lo; n += k {
+		rest = fsm.Alt(fsm.Repeat(ch, 0, k-1), fsm.Cat(fsm.Repeat(ch, k, k), fsm.Defer(rest)))
+	}
+	return fsm.Cat(fsm.Repeat(ch, lo, lo), rest)
 }
 
 // stringCP returns the code-point language of r's strings, or nil when only

@@ -1,6 +1,9 @@
 package grammar
 
 import (
+	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"conform/fsm"
@@ -74,5 +77,75 @@ func TestLengthOverNarrowAlphabet(t *testing.T) {
 	}
 	if st.NFAStates > 60000 {
 		t.Errorf("NFA of minLength 10000 over ([a-z][0-9])+ has %d states, want ≤ 60000 (one per counted character and a few)", st.NFAStates)
+	}
+}
+
+// TestLongPlainString: a plain string's maxLength at least two chunks
+// (MaxStringLength) above its minLength is counted exactly (up to
+// maxPlainStringLength) in deferred chunks, for every split of the bound
+// into chunks; less than that, or with a pattern, it is still lowered to
+// MaxStringLength.
+func TestLongPlainString(t *testing.T) {
+	for _, tt := range []struct{ min, max, chunk int }{
+		{0, 1000, 256}, {5, 1000, 256}, {0, 300, 256}, {3, 512, 256}, {0, 513, 256}, {1, 90, 16}, {0, 47, 16}, {16, 80, 16},
+	} {
+		schema := []byte(fmt.Sprintf(`{"type": "string", "minLength": %d, "maxLength": %d}`, tt.min, tt.max))
+		res, err := CompileSchema(schema, Options{MaxStringLength: tt.chunk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := fsm.Compile(res.Node, fsm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := max(tt.min-2, 0); n <= tt.max+2; n++ {
+			s := `"` + strings.Repeat("é", n/2) + strings.Repeat("a", n-n/2) + `"`
+			q := d.Run(d.Start, []byte(s))
+			hi := tt.max
+			if hi-tt.min < 2*tt.chunk {
+				hi = tt.chunk // one chunk more is lowered, as with a pattern
+			}
+			if got, want := d.Accept[q], n >= tt.min && n <= hi; got != want {
+				t.Fatalf("min %d max %d chunk %d: a string of %d characters accepted %v, want %v", tt.min, tt.max, tt.chunk, n, got, want)
+			}
+		}
+	}
+	// An empty range stays empty (a merged minLength 9 and maxLength 8).
+	c := newCompiler(Options{}.withDefaults(), nil)
+	for _, r := range [][2]int{{9, 8}, {600, 500}, {9, 1000}} {
+		if n := c.lengthRepeat(fsm.AnyRune(), r[0], r[1]); (n.Op == fsm.OpNoMatch) != (r[1] < r[0]) {
+			t.Errorf("lengthRepeat(%d, %d) = %s", r[0], r[1], n)
+		}
+	}
+	// In a lazy constraint nothing past the first chunks is built up front.
+	res, err := CompileSchema([]byte(`{"type": "string", "maxLength": 32767}`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks := [][]byte{[]byte(`"`), []byte("a"), []byte("ab"), {fsm.SpecialPrefix, 'E'}}
+	ti, err := fsm.NewTokenIndex(toks, []fsm.TokenID{3}, len(toks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st fsm.Stats
+	if _, err := fsm.CompileConstraint(context.Background(), res.Node, ti, fsm.Options{Stats: &st}, fsm.ConstraintOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if st.NFAStates > 100_000 {
+		t.Errorf("maxLength 32767: %d NFA states built before the first mask", st.NFAStates)
+	}
+	// A pattern keeps the old bound: maxLength lowered to MaxStringLength.
+	res, err = CompileSchema([]byte(`{"type": "string", "pattern": "^a+$", "maxLength": 1000}`), Options{MaxStringLength: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := fsm.Compile(res.Node, fsm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, want := range map[int]bool{16: true, 17: false} {
+		if q := d.Run(d.Start, []byte(`"`+strings.Repeat("a", n)+`"`)); d.Accept[q] != want {
+			t.Errorf("pattern, MaxStringLength 16: %d characters accepted %v, want %v", n, !want, want)
+		}
 	}
 }

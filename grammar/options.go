@@ -102,11 +102,16 @@ type Options struct {
 	// roughly doubles with each level). On MaskBench, depth 2 rejected
 	// valid instances of about 1% of the schemas.
 	AnyValueDepth int
-	// MaxStringLength lowers explicit maxLength values above it to it.
-	// Default 256. A bounded string
-	// costs DFA states per character, so maxLength 32767 cannot be built;
-	// accepting only the shorter strings is sound (every output still
-	// validates) and matches what models write.
+	// MaxStringLength lowers explicit maxLength values above it to it on
+	// strings with a pattern, format or not. Default 256. A bounded
+	// string costs NFA states per character, and its intersection with a
+	// pattern a product per character, so maxLength 32767 cannot be built
+	// that way; accepting only the shorter strings is sound (every output
+	// still validates). A plain string whose maxLength is at least twice
+	// MaxStringLength above its minLength is counted exactly up to 65,536
+	// characters (lowered past that): the characters after the first
+	// MaxStringLength come in deferred chunks of MaxStringLength, built
+	// when a generation reaches them.
 	MaxStringLength int
 	// MaxArrayItems lowers explicit maxItems values above it to it.
 	// Default 64. Each allowed item is a copy of the item's automaton (the

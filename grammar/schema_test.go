@@ -328,8 +328,10 @@ func TestCompileRegex(t *testing.T) {
 	}
 }
 
+// TestMaxStringLength: a string with a pattern has its maxLength lowered
+// to MaxStringLength (plain strings: TestLongPlainString).
 func TestMaxStringLength(t *testing.T) {
-	res, err := CompileSchema([]byte(`{"type":"string","maxLength":40000}`), Options{MaxStringLength: 8})
+	res, err := CompileSchema([]byte(`{"type":"string","pattern":"^[0-9]*$","maxLength":40000}`), Options{MaxStringLength: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
