@@ -39,8 +39,9 @@ package fsm
 // trimmed NFA fragments of the same language, so their paths are as real
 // as any other; a lazy product's pairs (lazy_product.go) get placeholders
 // only when they are live, and their short is a breadth-first search of
-// the product over usable bytes (unknown past maxShortPairs pairs). A placeholder's fragment matches exactly its node's
-// language, so a string of that language is a path through it once it is
+// the product over usable bytes (unknown past maxShortPairs pairs). A
+// placeholder's fragment matches exactly its node's language, so a string
+// of that language is a path through it once it is
 // built (a Defer of x continuing at k: short(x) then dn(k); a Perm state:
 // its missing required members in member order, with separators, then
 // dn(k)). The DFA budgets can make an expansion fail, which is an error of

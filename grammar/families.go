@@ -243,14 +243,11 @@ func trieSorted(ss []string) *fsm.Node {
 // the decoded text (lengths, pattern, format, not) are intersected at code
 // point level and then encoded, so they combine exactly.
 func (c *compiler) stringNode(r *ir, exclStr []*fsm.Node) (*fsm.Node, error) {
-	plain := len(r.patterns) == 0 && len(r.formats) == 0 && len(exclStr) == 0
-	if limit := c.opts.MaxStringLength; plain {
-		limit = max(limit, maxPlainStringLength)
-		if r.maxLen > limit && r.minLen <= c.opts.MaxStringLength {
-			r = r.clone()
-			r.maxLen = limit // sound: only shorter strings are produced
-		}
-	} else if r.maxLen > limit && r.minLen <= limit {
+	limit := c.opts.MaxStringLength
+	if len(r.patterns) == 0 && len(r.formats) == 0 && len(exclStr) == 0 {
+		limit = max(limit, maxPlainStringLength) // counted in chunks (lengthRepeat)
+	}
+	if r.maxLen > limit && r.minLen <= c.opts.MaxStringLength {
 		r = r.clone()
 		r.maxLen = limit // sound: only shorter strings are produced
 	}
