@@ -52,7 +52,7 @@
 //     their RFC syntax.
 //   - oneOf is compiled as anyOf when its branches are proven disjoint
 //     (types, also through nested anyOf/oneOf; finite values; numeric
-//     intervals; string-language emptiness; a required discriminator
+//     intervals; string-language emptiness (an enum by its strings); a required discriminator
 //     property; closed objects that cannot share a required name or key).
 //     Otherwise it is rewritten exactly where possible (oneof.go): branches
 //     that differ only by presence tests become a bounded DNF of "k present"
@@ -67,8 +67,11 @@
 //     is exact: type, const/enum, pattern, length and size bounds, numeric
 //     bounds, required, properties (recursively), items (an array with
 //     an item failing it: contains, or in draft 4 a private contains that
-//     is compiled but never written into the document), allOf, anyOf, not
-//     and local $ref, to a bounded depth. not on leaf schemas keeps its direct
+//     is compiled but never written into the document), allOf, anyOf, not,
+//     patternProperties and additionalProperties (witnesses, witness.go:
+//     some key matching the pattern, or neither declared nor matching a
+//     pattern, with a failing value) and local $ref, to a bounded depth.
+//     not on leaf schemas keeps its direct
 //     construction (complemented string languages, excluded values).
 //   - An enum/const next to a keyword the ordinary path refuses is decided
 //     value by value (finite.go): each value is checked with
@@ -102,8 +105,7 @@
 // $dynamicRef/$recursiveRef, multipleOf that is neither an integer, a
 // power of ten, nor a decimal a/10^k whose a divides 10^j for some j ≤ k
 // (0.25, 0.05 and 0.125 are exact on the fraction digits), if/then/else and not whose negation is not exact (format,
-// multipleOf, tuple items, patternProperties, additionalProperties outside a
-// closed object), oneOf that can be neither proven disjoint nor rewritten.
+// multipleOf, tuple items), oneOf that can be neither proven disjoint nor rewritten.
 //
 // Invalid in every mode, lenient included (CodeBadPattern, CodeInvalidSchema):
 // a pattern that is not an ECMA-262 regex at all (such as "("; a valid one

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -246,7 +247,7 @@ func negateIf(root, cond *value, depth int) (*value, bool) {
 // is conjoined to a branch. Conjunctions (the negation of anyOf) are
 // dropped whole, never in part.
 func negateIn(root, cond *value, depth int, keys *[]string, mode negMode) (*value, bool) {
-	under := mode != negExact
+	under := mode.under()
 	if depth > maxNegateDepth {
 		return nil, false
 	}
@@ -332,18 +333,25 @@ func negateIn(root, cond *value, depth int, keys *[]string, mode negMode) (*valu
 			}
 			alts = append(alts, numberBeyond(root, x, lower, !excl))
 		case "additionalProperties":
+			if x.k == kBool && x.b {
+				continue
+			}
 			if keys == nil || cond.get("patternProperties") != nil {
 				// "Some undeclared key has a failing value" ranges over
-				// keys this context cannot list: exact only with them;
-				// the under modes drop the alternative (negUnder only at
-				// the top; deeper, the property holding it is dropped).
+				// keys this context cannot list: exactly, a witness, a
+				// key neither declared nor matching a pattern
+				// (extraKeys) with a value failing x; the under modes
+				// drop the alternative instead, which is cheaper
+				// (negUnder only at the top; deeper, the property
+				// holding it is dropped).
+				if pat, ok := extraKeys(cond); ok && mode == negExact {
+					alts = append(alts, family("object", "not", object("patternProperties", object(pat, x))))
+					continue
+				}
 				if mode == negUnderExtras || mode == negUnder && depth == 0 {
 					continue
 				}
 				return nil, false
-			}
-			if x.k == kBool && x.b {
-				continue
 			}
 			var nx *value
 			if x.k != kBool {
@@ -422,7 +430,7 @@ func negateIn(root, cond *value, depth int, keys *[]string, mode negMode) (*valu
 			if mode == negUnderExtras || mode == negUnder && depth == 0 {
 				continue
 			}
-			if x.k != kObject || mode != negExact {
+			if x.k != kObject || under {
 				return nil, false
 			}
 			for j, pat := range x.keys {
@@ -487,6 +495,37 @@ func negateIn(root, cond *value, depth int, keys *[]string, mode negMode) (*valu
 		return alts[0], true
 	}
 	return object("anyOf", array(alts...)), true
+}
+
+// extraKeys returns an ECMA-262 pattern matching exactly the keys that are
+// additional in cond: not a name of its properties and matched by none of
+// its patternProperties (searches, so each is excluded as "nowhere in the
+// key"). ok is false when cond's properties or patternProperties are not
+// objects.
+func extraKeys(cond *value) (string, bool) {
+	var b strings.Builder
+	b.WriteString("^")
+	if ps := cond.get("properties"); ps != nil {
+		if ps.k != kObject {
+			return "", false
+		}
+		if len(ps.keys) > 0 {
+			quoted := make([]string, len(ps.keys))
+			for i, name := range ps.keys {
+				quoted[i] = regexp.QuoteMeta(name)
+			}
+			b.WriteString("(?!(?:" + strings.Join(quoted, "|") + ")$)")
+		}
+	}
+	if pp := cond.get("patternProperties"); pp != nil {
+		if pp.k != kObject {
+			return "", false
+		}
+		for _, q := range pp.keys {
+			b.WriteString(`(?![\s\S]*(?:` + q + `))`)
+		}
+	}
+	return b.String(), true
 }
 
 // numberBeyond is the schema of the numbers failing a bound at x: those
@@ -554,7 +593,16 @@ const (
 	// depth, which keeps more properties' negations (and sometimes
 	// leaves one that does not compile, where negUnder succeeds).
 	negUnderExtras
+	// negListed is negExact without the witness for keys the context
+	// cannot list: such an additionalProperties fails the negation, as
+	// in negExact before that witness. It is cheaper where the
+	// negation only adds objects (oneOfDiscriminated's, for objects
+	// lacking the discriminator).
+	negListed
 )
+
+// under reports whether m under-approximates the negation.
+func (m negMode) under() bool { return m == negUnder || m == negUnderExtras }
 
 // maxNegatedOneOf bounds the branches of a oneOf that negateIn negates
 // (its negation lists every pair of branches).

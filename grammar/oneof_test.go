@@ -331,7 +331,9 @@ func TestNegateIf(t *testing.T) {
 		{`{"dependencies":{"a":["b"]}}`, `{"allOf":[{"type":"object","required":["a"]},{"type":"object","not":{"required":["b"]}}]}`},
 		{`{"dependentSchemas":{"a":{"type":"object","maxProperties":1}}}`, `{"allOf":[{"type":"object","required":["a"]},{"anyOf":[{"not":{"type":"object"}},{"type":"object","minProperties":2}]}]}`},
 		{`{"patternProperties":{"^x":false}}`, `{"type":"object","not":{"patternProperties":{"^x":false}}}`}, // a witness (witness.go)
-		{`{"type":"object","additionalProperties":false}`, ""},
+		// No key is declared or matched: any key is additional.
+		{`{"type":"object","additionalProperties":false}`, `{"anyOf":[{"not":{"type":"object"}},{"type":"object","not":{"patternProperties":{"^":false}}}]}`},
+		{`{"properties":{"a.b":true},"patternProperties":{"^x":true},"additionalProperties":false}`, `{"anyOf":[{"type":"object","required":["a.b"],"properties":{"a.b":false}},{"type":"object","not":{"patternProperties":{"^x":true}}},{"type":"object","not":{"patternProperties":{"^(?!(?:a\\.b)$)(?![\\s\\S]*(?:^x))":false}}}]}`},
 	}
 	for _, tt := range tests {
 		v, err := decodeValue([]byte(tt.cond), 20)
@@ -356,11 +358,22 @@ func TestNegateInClosedContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := negateIn(cond, cond, 0, nil, negExact); ok {
-		t.Errorf("negateIn(additionalProperties, no context) ok = true, want false")
+	// Without a context the extra keys are a witness's pattern.
+	n, ok := negateIn(cond, cond, 0, nil, negExact)
+	if !ok {
+		t.Fatalf("negateIn(additionalProperties, no context) ok = false")
+	}
+	var nb bytes.Buffer
+	encodeValue(&nb, n)
+	if want := `{"anyOf":[{"not":{"type":"object"}},{"type":"object","required":["b"],"properties":{"b":{"not":{"type":"integer"}}}},{"type":"object","not":{"patternProperties":{"^(?!(?:b)$)":{"type":"string"}}}}]}`; nb.String() != want {
+		t.Errorf("negateIn(additionalProperties, no context) = %s, want %s", nb.String(), want)
+	}
+	// The under modes drop it.
+	if n, ok := negateIn(cond, cond, 0, nil, negUnderExtras); !ok || strings.Contains(fmt.Sprint(n), "patternProperties") {
+		t.Errorf("negateIn(additionalProperties, no context, under) = %v, %v; want the alternative dropped", n, ok)
 	}
 	keys := []string{"a", "b"}
-	n, ok := negateIn(cond, cond, 0, &keys, negExact)
+	n, ok = negateIn(cond, cond, 0, &keys, negExact)
 	if !ok {
 		t.Fatalf("negateIn(additionalProperties, keys a b) ok = false")
 	}
@@ -417,4 +430,29 @@ func TestNotNumberValues(t *testing.T) {
 			t.Errorf("CompileSchema(%s) error = %v, want code %v", s, err, CodeUnsupported)
 		}
 	}
+}
+
+// negatedExtrasTests: oneOf branches whose additionalProperties range over
+// keys no context lists (patternProperties beside them, or an open
+// branch), negated exactly as "some key neither declared nor matching a
+// pattern has a failing value" (MaskBench o37786's colour selectors
+// compiled to nothing before).
+var negatedExtrasTests = []langTest{
+	{"pattern-closed", `{"type": "object", "oneOf": [{"patternProperties": {"^[a-z]{2}$": {"type": "string"}}, "additionalProperties": false, "minProperties": 1}, {"patternProperties": {"^[0-9]x$": {"type": "string"}}, "additionalProperties": false, "minProperties": 1}]}`,
+		[]string{`{"en":"a"}`, `{"1x":"b"}`, `{"en":"a","fr":"b"}`},
+		[]string{`{}`, `{"en":"a","1x":"b"}`, `{"en":1}`, `{"eng":"a"}`}},
+	{"declared-or-pattern", `{"type": "object", "oneOf": [{"required": ["ref"], "properties": {"ref": {"type": "string"}}, "additionalProperties": false}, {"patternProperties": {"^[a-z]{3}$": {"type": "string"}}, "additionalProperties": false, "minProperties": 1}]}`,
+		[]string{`{"abc":"x"}`, `{"abc":"y","ref":"x"}`},
+		[]string{`{"ref":"x"}`, `{}`, `{"ref":1}`, `{"abcd":"x"}`}},
+	{"typed-extras", `{"type": "object", "oneOf": [{"patternProperties": {"^[a-z]{2}$": {"type": "integer"}}, "additionalProperties": {"type": "string"}}, {"patternProperties": {"^[0-9]x$": {"type": "integer"}}, "additionalProperties": {"type": "boolean"}}], "maxProperties": 2}`,
+		[]string{`{"ab":1}`, `{"zz":true}`, `{"ab":3,"q":"s"}`, `{"1x":2,"q":false}`},
+		[]string{`{}`, `{"ab":"s"}`, `{"1x":2,"ab":3}`, `{"q":"s","r":true}`}},
+	{"declared-and-patterns", `{"type": "object", "oneOf": [{"properties": {"id": {"type": "integer"}}, "patternProperties": {"^a": {"type": "boolean"}}, "additionalProperties": false}, {"properties": {"name": {"type": "string"}}, "patternProperties": {"b$": {"type": "boolean"}}, "additionalProperties": false}], "maxProperties": 2}`,
+		[]string{`{"id":1}`, `{"name":"n"}`, `{"id":2,"ab":true}`, `{"xb":false}`},
+		[]string{`{}`, `{"ab":true}`, `{"id":1,"name":"n"}`, `{"zz":1}`}},
+}
+
+func TestNegatedExtras(t *testing.T) {
+	checkLangTests(t, negatedExtrasTests)
+	checkLangTestsWith(t, negatedExtrasTests, Options{PropertyOrder: OrderAny})
 }

@@ -651,7 +651,7 @@ func (c *compiler) disjoint(a, b *ir, depth int) bool {
 	if ta&^tNum == 0 && tb&^tNum == 0 && !intervalsOverlap(a, b) {
 		return true
 	}
-	if ta == tStr && tb == tStr && c.stringsDisjoint(a, b) {
+	if ta&tb == tStr && c.stringsDisjoint(a, b) {
 		return true
 	}
 	if ta&tb == tObj && c.keysDisjoint(a, b) {
@@ -903,13 +903,22 @@ func intervalsOverlap(a, b *ir) bool {
 // check of their code-point languages. It is sound because those languages
 // are exactly the decoded strings the schemas accept (lengths and ECMA
 // patterns are exact) or contain them (a format reads as its envelope,
-// formatEnvelope; a format without one is not proven disjoint).
+// formatEnvelope; a format without one is not proven disjoint). A record's
+// nots and groups only narrow it, so they are left out (a superset is
+// still disjoint); its enum, when it has one, is the alternative of its
+// strings. disjoint calls it when the records share no type but string.
 func (c *compiler) stringsDisjoint(a, b *ir) bool {
 	parts := func(r *ir) ([]*fsm.Node, bool) {
-		if len(r.groups) > 0 || len(r.nots) > 0 || r.hasEnum {
-			return nil, false
-		}
 		out := []*fsm.Node{fsm.Repeat(fsm.AnyRune(), r.minLen, r.maxLen)}
+		if r.hasEnum {
+			var lits []*fsm.Node
+			for _, v := range r.enum {
+				if v.k == kString {
+					lits = append(lits, fsm.Lit(v.str))
+				}
+			}
+			out = append(out, fsm.Alt(lits...))
+		}
 		for _, p := range r.patterns {
 			n, err := c.pattern(p)
 			if err != nil || n == nil {
@@ -960,6 +969,14 @@ func stringsKey(r *ir) string {
 	for _, f := range r.formats {
 		b.WriteByte(1)
 		b.WriteString(f.s)
+	}
+	if r.hasEnum {
+		b.WriteByte(2)
+		for _, v := range r.enum {
+			if v.k == kString {
+				b.WriteString(strconv.Quote(v.str))
+			}
+		}
 	}
 	return b.String()
 }

@@ -74,3 +74,48 @@ func TestAllOfPatternProperties(t *testing.T) {
 	checkLangTests(t, allOfPatternTests)
 	checkLangTestsWith(t, allOfPatternTests, Options{PropertyOrder: OrderAny})
 }
+
+// TestStringsDisjoint: records whose only shared type is string are
+// compared by their strings, an enum by its listed strings, a record's nots
+// and groups left out (they only narrow it). disjoint must be sound: a
+// pair it calls disjoint shares no string, which the table states.
+func TestStringsDisjoint(t *testing.T) {
+	tests := []struct {
+		name, a, b string
+		want       bool
+	}{
+		{"enum-pattern", `{"enum": ["black", "red"]}`, `{"type": "string", "pattern": "^#[0-9a-f]{6}$"}`, true},
+		{"enum-pattern-shared", `{"enum": ["black", "#abcdef"]}`, `{"type": "string", "pattern": "^#[0-9a-f]{6}$"}`, false},
+		{"enum-with-other-types", `{"enum": ["black", 1, null]}`, `{"type": "string", "pattern": "^#"}`, true},
+		{"enum-length", `{"enum": ["ab", "abc"]}`, `{"type": "string", "minLength": 4}`, true},
+		{"enum-length-shared", `{"enum": ["ab", "abcd"]}`, `{"type": "string", "minLength": 4}`, false},
+		{"pattern-under-not", `{"type": "string", "pattern": "^a", "not": {"const": "ab"}}`, `{"type": "string", "pattern": "^b"}`, true},
+		{"enum-under-not", `{"enum": ["red", "navy"], "not": {"const": "red"}}`, `{"type": "string", "pattern": "^[0-9]+$"}`, true},
+		{"enums", `{"enum": ["a", "b"]}`, `{"enum": ["c", "d"]}`, true},
+		{"enums-shared", `{"enum": ["a", "b"]}`, `{"enum": ["b", "d"]}`, false},
+		{"pattern-any-string", `{"type": "string", "pattern": "x"}`, `{"type": "string"}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, err := decodeSchema([]byte(`{"a": `+tt.a+`, "b": `+tt.b+`}`), Options{}.withDefaults())
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := newCompiler(Options{}.withDefaults(), root)
+			a, err := c.collect(sref{root.get("a"), "/a"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := c.collect(sref{root.get("b"), "/b"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.disjoint(a, b, 3); got != tt.want {
+				t.Errorf("disjoint(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+			}
+			if got := c.disjoint(b, a, 3); got != tt.want {
+				t.Errorf("disjoint(%s, %s) = %v, want %v", tt.b, tt.a, got, tt.want)
+			}
+		})
+	}
+}
