@@ -23,9 +23,8 @@ func (c *compiler) collect(s sref, seen map[string]bool) (*ir, error) {
 	default:
 		return nil, errorf(CodeInvalidSchema, s.ptr, "", "a schema must be an object or a boolean, not %s", kindName(v.k))
 	}
-	c.work++
-	if c.work > c.opts.MaxNodes {
-		return nil, errorf(CodeTooLarge, s.ptr, "", "schema expansion exceeds the work budget (%d); reduce $ref/anyOf nesting", c.opts.MaxNodes)
+	if err := c.tick(s.ptr, "$ref/anyOf"); err != nil {
+		return nil, err
 	}
 	sub := func(k string) string { return s.ptr + "/" + escapePointer(k) }
 	var more []*ir

@@ -23,13 +23,18 @@ type Result struct {
 
 // compiler holds the state of one CompileSchema call.
 type compiler struct {
-	opts        Options
-	root        *value
-	warnings    []Warning
-	active      map[string]int // $ref target → expansions in progress
-	reentries   int            // expansions in progress that re-entered an active $ref target
-	truncated   bool
-	work        int
+	opts      Options
+	root      *value
+	warnings  []Warning
+	active    map[string]int // $ref target → expansions in progress
+	reentries int            // expansions in progress that re-entered an active $ref target
+	truncated bool
+	work      int
+	// spent counts the work of every attempt, also those whose work
+	// is given back (emitOneOfOverlap's failed rewrites); it may reach
+	// maxSpentFactor × the work budget.
+	spent       int
+	budget      int // opts.MaxNodes as given (oneof.go lowers it for an attempt)
 	memo        map[string]*fsm.Node
 	anyMemo     map[int]*fsm.Node
 	patterns    map[string]*fsm.Node
@@ -112,8 +117,28 @@ func CompileSchema(schema []byte, opts Options) (*Result, error) {
 	return &Result{Node: n, Warnings: c.warnings, Truncated: c.truncated}, nil
 }
 
+// maxSpentFactor bounds the work of all attempts of one compile (spent)
+// as a multiple of the work budget: retries that give their work back
+// would otherwise multiply with the nesting of the groups that retry.
+const maxSpentFactor = 4
+
+// tick counts one unit of expansion work at ptr against the work budget
+// and against the bound on all attempts; what names the nesting to reduce.
+func (c *compiler) tick(ptr, what string) error {
+	c.work++
+	c.spent++
+	if c.work > c.opts.MaxNodes {
+		return errorf(CodeTooLarge, ptr, "", "schema expansion exceeds the work budget (%d); reduce %s nesting", c.opts.MaxNodes, what)
+	}
+	if c.spent > maxSpentFactor*c.budget {
+		return errorf(CodeTooLarge, ptr, "", "schema expansion with its retried rewrites exceeds %d× the work budget (%d); reduce %s nesting", maxSpentFactor, c.budget, what)
+	}
+	return nil
+}
+
 func newCompiler(opts Options, root *value) *compiler {
 	c := &compiler{
+		budget:  opts.MaxNodes,
 		opts:    opts,
 		root:    root,
 		active:  map[string]int{},
@@ -344,9 +369,8 @@ func (c *compiler) emitIR(r *ir) (*fsm.Node, error) {
 
 // emitRecord builds the node of one merged record the ordinary way.
 func (c *compiler) emitRecord(r *ir) (*fsm.Node, error) {
-	c.work++
-	if c.work > c.opts.MaxNodes {
-		return nil, errorf(CodeTooLarge, r.ptr, "", "schema expansion exceeds the work budget (%d); reduce $ref/anyOf nesting", c.opts.MaxNodes)
+	if err := c.tick(r.ptr, "$ref/anyOf"); err != nil {
+		return nil, err
 	}
 	reentered := 0
 	for _, t := range r.refs {

@@ -456,3 +456,26 @@ func TestNegatedExtras(t *testing.T) {
 	checkLangTests(t, negatedExtrasTests)
 	checkLangTestsWith(t, negatedExtrasTests, Options{PropertyOrder: OrderAny})
 }
+
+// TestSpentBound: work that failed rewrites give back (c.work reset) still
+// counts toward maxSpentFactor × the budget, so retries nested in retries
+// cannot multiply the time of a compile.
+func TestSpentBound(t *testing.T) {
+	opts := Options{MaxNodes: 100}.withDefaults()
+	c := newCompiler(opts, &value{k: kBool, b: true})
+	var err error
+	ticks := 0
+	for ; ticks < 10*opts.MaxNodes && err == nil; ticks++ {
+		if c.work == opts.MaxNodes/2 {
+			c.work = 0 // an attempt's work given back
+		}
+		err = c.tick("/x", "anyOf")
+	}
+	var ge *Error
+	if !errors.As(err, &ge) || ge.Code != CodeTooLarge {
+		t.Fatalf("after %d ticks: error %v, want %v", ticks, err, CodeTooLarge)
+	}
+	if ticks != maxSpentFactor*opts.MaxNodes+1 {
+		t.Errorf("refused at tick %d, want %d", ticks, maxSpentFactor*opts.MaxNodes+1)
+	}
+}

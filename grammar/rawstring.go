@@ -126,9 +126,8 @@ func (c *compiler) stringKinds(r *ir, depth int) (some, only bool) {
 // rawIR is the raw-text language of a record that admits only strings:
 // anyOf/oneOf distributed as emitGroup does, then the leaf.
 func (c *compiler) rawIR(r *ir) (*fsm.Node, error) {
-	c.work++
-	if c.work > c.opts.MaxNodes {
-		return nil, errorf(CodeTooLarge, r.ptr, "", "schema expansion exceeds the work budget (%d); reduce anyOf nesting", c.opts.MaxNodes)
+	if err := c.tick(r.ptr, "anyOf"); err != nil {
+		return nil, err
 	}
 	if r.types&tStr == 0 {
 		return fsm.NoMatch(), nil
