@@ -304,30 +304,46 @@ func additionalPatterns(pps []patProp, r *ir) (pats []patProp, names []sref) {
 	if len(addl) == 0 {
 		return nil, nil
 	}
-	var not strings.Builder
-	not.WriteString("^")
-	if len(r.props) > 0 {
-		quoted := make([]string, len(r.props))
-		for i, p := range r.props {
-			quoted[i] = regexp.QuoteMeta(p.name)
-		}
-		not.WriteString("(?!(?:" + strings.Join(quoted, "|") + ")$)")
+	declared := make([]string, len(r.props))
+	for i, p := range r.props {
+		declared[i] = p.name
 	}
+	var patterns []string
 	for _, q := range r.patProps {
 		if !q.derived { // its keys are some of another entry's
-			not.WriteString(`(?![\s\S]*(?:` + q.pat.s + `))`)
+			patterns = append(patterns, q.pat.s)
 		}
 	}
+	not := unlistedKeys(declared, patterns)
 	for _, pp := range pps {
 		if pp.derived || r.hasPattern(pp.pat.s) {
 			continue // covered by its base entry; never additional in r
 		}
-		pat := kw{s: not.String() + `(?=[\s\S]*(?:` + pp.pat.s + `))`, ptr: pp.pat.ptr}
+		pat := kw{s: not + `(?=[\s\S]*(?:` + pp.pat.s + `))`, ptr: pp.pat.ptr}
 		for _, s := range addl {
 			pats = append(pats, patProp{pat: pat, s: s, derived: true})
 		}
 	}
 	return pats, nil
+}
+
+// unlistedKeys is the start of a pattern for the keys that are none of
+// names and match none of patterns (lookaheads; the caller appends what
+// such a key must also be, or nothing).
+func unlistedKeys(names, patterns []string) string {
+	var b strings.Builder
+	b.WriteString("^")
+	if len(names) > 0 {
+		quoted := make([]string, len(names))
+		for i, name := range names {
+			quoted[i] = regexp.QuoteMeta(name)
+		}
+		b.WriteString("(?!(?:" + strings.Join(quoted, "|") + ")$)")
+	}
+	for _, q := range patterns {
+		b.WriteString(`(?![\s\S]*(?:` + q + `))`)
+	}
+	return b.String()
 }
 
 // hasPattern reports whether r has patternProperties pattern p.

@@ -83,7 +83,13 @@ func (c *compiler) emitOneOfOverlap(r *ir, g group, base *ir, subs, ars []*ir) (
 			break
 		}
 		work, budget := c.work, c.opts.MaxNodes
-		share := map[negMode]int{negExact: exactShare, negUnderExtras: extrasShare}[mode]
+		share := 0
+		switch mode {
+		case negExact:
+			share = exactShare
+		case negUnderExtras:
+			share = extrasShare
+		}
 		if share > 0 && work+c.opts.MaxNodes/share < budget {
 			// The exact try and the first under try each get a share
 			// of the budget; the next gets back what a failed one

@@ -2,7 +2,6 @@ package grammar
 
 import (
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -503,29 +502,20 @@ func negateIn(root, cond *value, depth int, keys *[]string, mode negMode) (*valu
 // key"). ok is false when cond's properties or patternProperties are not
 // objects.
 func extraKeys(cond *value) (string, bool) {
-	var b strings.Builder
-	b.WriteString("^")
+	var names, patterns []string
 	if ps := cond.get("properties"); ps != nil {
 		if ps.k != kObject {
 			return "", false
 		}
-		if len(ps.keys) > 0 {
-			quoted := make([]string, len(ps.keys))
-			for i, name := range ps.keys {
-				quoted[i] = regexp.QuoteMeta(name)
-			}
-			b.WriteString("(?!(?:" + strings.Join(quoted, "|") + ")$)")
-		}
+		names = ps.keys
 	}
 	if pp := cond.get("patternProperties"); pp != nil {
 		if pp.k != kObject {
 			return "", false
 		}
-		for _, q := range pp.keys {
-			b.WriteString(`(?![\s\S]*(?:` + q + `))`)
-		}
+		patterns = pp.keys
 	}
-	return b.String(), true
+	return unlistedKeys(names, patterns), true
 }
 
 // numberBeyond is the schema of the numbers failing a bound at x: those
