@@ -107,7 +107,7 @@ browser-deps:
 	  fi; \
 	fi
 
-llama-deps: $(LLAMA_INCLUDE)/miniaudio/miniaudio.h
+llama-deps: $(LLAMA_INCLUDE)/miniaudio/miniaudio.h $(LLAMA_INCLUDE)/ollama/llama.h
 	@if [ ! -f /usr/include/nlohmann/json.hpp ] || [ ! -f /usr/include/stb/stb_image.h ]; then \
 	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
 	  echo "llama-deps: installing nlohmann-json3-dev libstb-dev" >&2; \
@@ -119,6 +119,17 @@ $(LLAMA_INCLUDE)/miniaudio/miniaudio.h:
 	@dir=$$($(GO) mod download -json $(MALGO) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
 	  test -f "$$dir/miniaudio.h" || { echo "llama-deps: miniaudio.h not found in $(MALGO)" >&2; exit 1; }; \
 	  cp "$$dir/miniaudio.h" $@ && chmod u+w $@
+
+# internal/llama reads llama_context_params through llama.h (to set fields
+# ollama's NewContextParams does not): the pinned module's llama.h and the
+# ggml headers it includes, linked into their own folder so that nothing
+# else resolves through them.
+OLLAMA := github.com/ollama/ollama
+$(LLAMA_INCLUDE)/ollama/llama.h:
+	@mkdir -p $(@D)
+	@dir=$$($(GO) mod download -json $(OLLAMA) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	  test -f "$$dir/llama/llama.cpp/include/llama.h" || { echo "llama-deps: llama.h not found in $(OLLAMA) ($$dir)" >&2; exit 1; }; \
+	  ln -sf "$$dir"/ml/backend/ggml/ggml/include/*.h $(@D)/ && ln -sf "$$dir/llama/llama.cpp/include/llama.h" $@
 
 test-short:
 	CGO_ENABLED=0 $(GO) test -count=1 $(PURE_PKGS)

@@ -91,6 +91,7 @@ func main() {
 	flag.IntVar(&cfg.prefill, "prefill", 128, "measure prefill on a prompt of this many tokens (0: skip)")
 	flag.BoolVar(&cfg.verbose, "v", false, "print every output")
 	flag.StringVar(&cfg.overlap, "overlap", "auto", "fill the masks during the decode (runner.Config.OverlapMasks): auto (llamaengine's choice), on or off")
+	flag.StringVar(&cfg.kv, "kv", "auto", "KV cache layout (llama.Params.KVLayout): auto (unified at -parallel > 1), unified or per-sequence")
 	flag.BoolVar(&cfg.noJump, "no-jump", false, "no jump-forward: forced tokens are sampled one a step (runner.Config.NoJumpForward)")
 	flag.Parse()
 	if cfg.model == "" || cfg.maskbench == "" {

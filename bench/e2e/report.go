@@ -56,6 +56,9 @@ type reportConfig struct {
 	// -no-jump).
 	OverlapMasks  bool `json:"overlap_masks"`
 	NoJumpForward bool `json:"no_jump_forward"`
+	// KVLayout is the KV cache layout the model was loaded with (-kv,
+	// resolved): unified or per-sequence.
+	KVLayout string `json:"kv_layout"`
 }
 
 // modeReport is one mode's figures. ValidRate and OverheadPct are absent
@@ -139,8 +142,8 @@ func (r *report) fill(stats [numModes]modeStats) {
 
 func (r *report) print(w io.Writer) {
 	c := r.Config
-	fmt.Fprintf(w, "model %s, vocabulary %d, %d threads, parallel %d, max tokens %d, temperature %g, whitespace %s, prompt %d tokens, length %s, overlap %v, jump-forward %v\n",
-		c.Model, c.Vocab, c.Threads, c.Parallel, c.MaxTokens, c.Temperature, c.Whitespace, c.PromptTokens, c.Length, c.OverlapMasks, !c.NoJumpForward)
+	fmt.Fprintf(w, "model %s, vocabulary %d, %d threads, parallel %d, max tokens %d, temperature %g, whitespace %s, prompt %d tokens, length %s, overlap %v, jump-forward %v, KV %s\n",
+		c.Model, c.Vocab, c.Threads, c.Parallel, c.MaxTokens, c.Temperature, c.Whitespace, c.PromptTokens, c.Length, c.OverlapMasks, !c.NoJumpForward, c.KVLayout)
 	if p := r.Prefill; p != nil {
 		fmt.Fprintf(w, "prefill: %.1f tok/s (a %d-token prompt in one batch, median of %d)\n", p.TokS, p.Tokens, p.Rounds)
 	}

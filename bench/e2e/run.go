@@ -39,6 +39,17 @@ type config struct {
 	verbose                             bool
 	overlap                             string // auto, on, off: runner.Config.OverlapMasks
 	noJump                              bool   // runner.Config.NoJumpForward
+	kv                                  string // auto, unified, per-sequence: llama.Params.KVLayout
+}
+
+// parseKVLayout reads -kv.
+func parseKVLayout(s string) (llama.KVLayout, error) {
+	for _, k := range []llama.KVLayout{llama.KVAuto, llama.KVUnified, llama.KVPerSequence} {
+		if s == k.String() {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("-kv %q: want auto, unified or per-sequence", s)
 }
 
 // compileTimeout bounds Conform's compile of one schema; a schema that
@@ -147,7 +158,11 @@ func run(cfg config, w io.Writer) error {
 		return err
 	}
 	seqCtx := max(256, cfg.maxTokens+128)
-	eng, err := llamaengine.Load(cfg.model, llama.Params{ContextSize: cfg.parallel * seqCtx, Parallel: cfg.parallel, Threads: cfg.threads})
+	kv, err := parseKVLayout(cfg.kv)
+	if err != nil {
+		return err
+	}
+	eng, err := llamaengine.Load(cfg.model, llama.Params{ContextSize: cfg.parallel * seqCtx, Parallel: cfg.parallel, Threads: cfg.threads, KVLayout: kv})
 	if err != nil {
 		return err
 	}
@@ -224,6 +239,7 @@ func run(cfg config, w io.Writer) error {
 	}
 	rcfg.NoJumpForward = cfg.noJump
 	rep.Config.OverlapMasks = rcfg.OverlapMasks
+	rep.Config.KVLayout = eng.Model().Params().KVLayout.String()
 	r, err := runner.New(eng, rcfg)
 	if err != nil {
 		return err

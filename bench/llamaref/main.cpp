@@ -61,6 +61,7 @@ struct options {
     int gen = 32;
     int reps = 5;
     bool embeddings = false;
+    bool unified = false;
     bool bos = true;
     bool verbose = false;
     std::vector<int> parallel = {1, 4};
@@ -88,6 +89,7 @@ void usage(FILE *f) {
         "  -fa MODE    flash attention auto|on|off, default auto\n"
         "  -kv TYPE    KV cache type f16|q8_0|q4_0, default f16\n"
         "  -embd 0|1   extract embeddings with the logits (ollama's binding sets 1), default 0\n"
+        "  -kvu 0|1    one KV buffer for all sequences (kv_unified; internal/llama's default at -np > 1), default 0\n"
         "  -bos 0|1    add the vocabulary's BOS when tokenizing -text, default 1\n"
         "  -text S     the prompt, default bench/e2e's\n"
         "  -json FILE  also write the results as JSON\n"
@@ -177,6 +179,9 @@ bool parseArgs(int argc, char **argv, options *o) {
         } else if (a == "-embd") {
             ok = parseInt(v, 0, 1, &b);
             o->embeddings = b == 1;
+        } else if (a == "-kvu") {
+            ok = parseInt(v, 0, 1, &b);
+            o->unified = b == 1;
         } else if (a == "-bos") {
             ok = parseInt(v, 0, 1, &b);
             o->bos = b == 1;
@@ -386,9 +391,9 @@ bool writeJSON(const options &o, const std::string &desc, int promptTokens, cons
                  jsonString(date).c_str(), jsonString(o.model).c_str(), jsonString(desc).c_str(),
                  jsonString(buildFlags()).c_str(), jsonString(llama_print_system_info()).c_str());
     std::fprintf(f, "  \"config\": {\"threads\": %d, \"ubatch\": %d, \"ctx_per_seq\": %d, \"prompt\": %d, \"gen\": %d, "
-                    "\"reps\": %d, \"flash_attn\": %s, \"kv_type\": %s, \"embeddings\": %s, \"text_tokens\": %d},\n",
+                    "\"reps\": %d, \"flash_attn\": %s, \"kv_type\": %s, \"embeddings\": %s, \"kv_unified\": %s, \"text_tokens\": %d},\n",
                  o.threads, o.ubatch, o.ctxSeq, o.prompt, o.gen, o.reps, jsonString(o.fa).c_str(),
-                 jsonString(o.kv).c_str(), o.embeddings ? "true" : "false", promptTokens);
+                 jsonString(o.kv).c_str(), o.embeddings ? "true" : "false", o.unified ? "true" : "false", promptTokens);
     std::fprintf(f, "  \"results\": [\n");
     for (size_t i = 0; i < results.size(); i++) {
         const result &r = results[i];
@@ -421,6 +426,7 @@ bool measure(const options &o, llama_model *model, const std::vector<llama_token
     cp.type_k = kvType(o.kv);
     cp.type_v = kvType(o.kv);
     cp.embeddings = o.embeddings;
+    cp.kv_unified = o.unified;
 
     bench b;
     b.ctx = llama_init_from_model(model, cp);
@@ -516,8 +522,8 @@ int main(int argc, char **argv) {
     llama_model_desc(model, desc, sizeof desc);
 
     std::printf("llamaref: %s (%s), build %s\n", o.model.c_str(), desc, buildFlags().c_str());
-    std::printf("threads %d, ubatch %d, ctx/seq %d, flash attention %s, KV %s, embeddings %s, prompt %d tokens, %d rounds\n",
-                o.threads, o.ubatch, o.ctxSeq, o.fa.c_str(), o.kv.c_str(), o.embeddings ? "on" : "off", n, o.reps);
+    std::printf("threads %d, ubatch %d, ctx/seq %d, flash attention %s, KV %s%s, embeddings %s, prompt %d tokens, %d rounds\n",
+                o.threads, o.ubatch, o.ctxSeq, o.fa.c_str(), o.kv.c_str(), o.unified ? " unified" : "", o.embeddings ? "on" : "off", n, o.reps);
     std::printf("system: %s\n\n", llama_print_system_info());
 
     std::vector<result> results;

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"conform/hub"
+	"conform/internal/llama"
 	"conform/turn"
 )
 
@@ -35,6 +36,7 @@ type Config struct {
 	Parallel        int
 	Threads         int
 	NGPULayers      int
+	KVLayout        string // --kv-layout: auto | unified | per-sequence (llama.KVLayout)
 	ChatTemplate    string // --chat-template FILE
 	ToolCallParser  string // auto | a turn.Formats() name
 	// ReasoningFormat is --reasoning-format: auto (from the chat
@@ -85,6 +87,16 @@ func (c Config) contextSize(trained int) int {
 	return per * c.Parallel
 }
 
+// kvLayout reads --kv-layout.
+func (c Config) kvLayout() (llama.KVLayout, error) {
+	for _, k := range []llama.KVLayout{llama.KVAuto, llama.KVUnified, llama.KVPerSequence} {
+		if c.KVLayout == k.String() {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("--kv-layout %q: want auto, unified or per-sequence", c.KVLayout)
+}
+
 // errHelp is returned when -h or --help was asked (usage already printed).
 var errHelp = errors.New("help requested")
 
@@ -98,7 +110,7 @@ func envName(flagName string) string {
 // through getenv. Errors name the flag or variable at fault.
 func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Config, error) {
 	c := Config{
-		Host: "127.0.0.1", Port: 8080, CtxSize: 0, Parallel: 4, NGPULayers: 0,
+		Host: "127.0.0.1", Port: 8080, CtxSize: 0, Parallel: 4, NGPULayers: 0, KVLayout: "auto",
 		ToolCallParser: "auto", ReasoningFormat: "auto", ReasoningBudget: turn.NoBudget, PropertyOrder: "schema", MaxQueue: 64, MaxBodyBytes: 8 << 20, LogLevel: "info",
 		ShutdownTimeout: 10 * time.Second,
 		MaxMessages:     DefaultMaxMessages, MaxTools: DefaultMaxTools, MaxPromptBytes: DefaultMaxPromptBytes,
@@ -119,6 +131,7 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Co
 	fs.IntVar(&c.Parallel, "parallel", c.Parallel, "sequences decoded together (slots)")
 	fs.IntVar(&c.Threads, "threads", c.Threads, "CPU threads (0: all)")
 	fs.IntVar(&c.NGPULayers, "n-gpu-layers", c.NGPULayers, "layers offloaded to the GPU (-1: all)")
+	fs.StringVar(&c.KVLayout, "kv-layout", c.KVLayout, "KV cache of the slots: unified (one buffer; a batch of any mix of slots is one graph), per-sequence (a stream each) or auto (unified when --parallel > 1, as llama-server's default); each slot holds --ctx-size/--parallel tokens either way")
 	fs.StringVar(&c.ChatTemplate, "chat-template", c.ChatTemplate, "Jinja chat template file (default: the model's)")
 	fs.StringVar(&c.ToolCallParser, "tool-call-parser", c.ToolCallParser, "tool-call format: auto (from what the chat template renders) or one of "+formatNames())
 	fs.StringVar(&c.ReasoningFormat, "reasoning-format", c.ReasoningFormat, "reasoning (thinking) format: auto (from the chat template), none, think or harmony")
@@ -217,6 +230,9 @@ func (c *Config) validate() error {
 		if l.v < 1 {
 			return fmt.Errorf("--%s %d: want at least 1", l.flag, l.v)
 		}
+	}
+	if _, err := c.kvLayout(); err != nil {
+		return err
 	}
 	if c.PropertyOrder != "schema" && c.PropertyOrder != "any" {
 		return fmt.Errorf("--property-order %q: want schema or any", c.PropertyOrder)

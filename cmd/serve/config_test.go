@@ -1,6 +1,7 @@
 package main
 
 import (
+	"conform/internal/llama"
 	"io"
 	"strings"
 	"testing"
@@ -19,6 +20,8 @@ func TestParseConfig(t *testing.T) {
 			return c.HF == DefaultModel && c.Host == "127.0.0.1" && c.Port == 8080 && c.ToolCallParser == "auto" && c.Parallel == 4 && c.PropertyOrder == "schema"
 		}},
 		{"property order", []string{"--demo", "--property-order", "any"}, nil, func(c Config) bool { return c.PropertyOrder == "any" }},
+		{"kv layout", []string{"--demo", "--kv-layout", "per-sequence"}, nil, func(c Config) bool { k, err := c.kvLayout(); return err == nil && k == llama.KVPerSequence }},
+		{"kv layout default", []string{"--demo"}, nil, func(c Config) bool { k, err := c.kvLayout(); return err == nil && k == llama.KVAuto }},
 		{"flags", []string{"--model", "m.gguf", "--port", "9000", "--parallel", "2", "--tool-call-parser", "llama3_json", "--api-key", "k", "--max-queue", "3", "--max-body-bytes", "4096", "--n-gpu-layers", "-1"}, nil,
 			func(c Config) bool {
 				return c.Model == "m.gguf" && c.HF == "" && c.Port == 9000 && c.Parallel == 2 && c.ToolCallParser == "llama3_json" && c.APIKey == "k" && c.MaxQueue == 3 && c.MaxBodyBytes == 4096 && c.NGPULayers == -1
@@ -54,6 +57,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"--demo", "--port", "70000"}, nil, "--port"},
 		{[]string{"--demo", "--tool-call-parser", "xml"}, nil, "--tool-call-parser"},
 		{[]string{"--demo", "--property-order", "sorted"}, nil, "--property-order"},
+		{[]string{"--demo", "--kv-layout", "shared"}, nil, "--kv-layout"},
 		{[]string{"--demo", "--ctx-size", "8"}, nil, "--ctx-size"},
 		{[]string{"--hf", "not a ref"}, nil, "--hf"},
 		{[]string{"--demo"}, map[string]string{"CONFORM_PORT": "eighty"}, "CONFORM_PORT"},

@@ -192,7 +192,8 @@ func loadModel(ctx context.Context, cfg Config, log *slog.Logger, progress io.Wr
 	}
 	log.Info("loading model", "path", path)
 	bar := newLoadBar(progress)
-	eng, err := llamaengine.Load(path, llama.Params{ContextSize: cfg.contextSize(trainedContext(path)), Parallel: cfg.Parallel, Threads: cfg.Threads, GPULayers: cfg.NGPULayers, Progress: bar.update})
+	kv, _ := cfg.kvLayout() // checked by ParseConfig
+	eng, err := llamaengine.Load(path, llama.Params{ContextSize: cfg.contextSize(trainedContext(path)), Parallel: cfg.Parallel, Threads: cfg.Threads, GPULayers: cfg.NGPULayers, KVLayout: kv, Progress: bar.update})
 	bar.done(err == nil)
 	if err != nil {
 		cleanup()
@@ -219,7 +220,7 @@ func loadModel(ctx context.Context, cfg Config, log *slog.Logger, progress io.Wr
 	if cfg.Threads > 0 {
 		threads = fmt.Sprint(cfg.Threads)
 	}
-	info += fmt.Sprintf(", threads %s, GPU layers %d, %s", threads, cfg.NGPULayers, cpuInfo)
+	info += fmt.Sprintf(", threads %s, GPU layers %d, KV %s, %s", threads, cfg.NGPULayers, eng.Model().Params().KVLayout, cpuInfo)
 	m, err := NewModel(ModelSpec{Name: name, Vocab: vocab, EOS: eng.EOS(), Template: tmpl, TemplateFrom: tmplFrom, Parser: cfg.ToolCallParser, Reasoning: cfg.ReasoningFormat,
 		Tokenize: tokenize, Engine: eng, Runner: eng.RunnerConfig(), Info: info})
 	if err != nil {

@@ -25,8 +25,17 @@
 //
 // Build: the module proxy strips llama.cpp's vendor/ headers, so cgo builds
 // need nlohmann/json and stb (Debian nlohmann-json3-dev, libstb-dev) and
-// miniaudio.h under a directory named in CGO_CPPFLAGS; `make llama-deps`
+// miniaudio.h under a directory named in CGO_CPPFLAGS, and this package
+// reads llama_context_params through the pinned module's llama.h, linked
+// with the ggml headers into build/include/ollama; `make llama-deps`
 // prepares all of it and `make test` sets CGO_CPPFLAGS.
+//
+// KV layout: with several sequences the cache is one unified buffer by
+// default ([KVUnified], llama-server's default too). llama.cpp then decodes
+// any batch as one graph; with a stream per sequence ([KVPerSequence]) it
+// splits a batch whose sequences are not consecutive ids with equal token
+// counts (an idle slot, a prompt chunk beside one-token decodes) into
+// several. Either way each sequence holds ContextSize/Parallel positions.
 //
 // Logging: llama.cpp's log lines go to stderr when slog's default logger is
 // enabled at the matching level (ollama's hook); raise the default level to

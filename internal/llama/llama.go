@@ -7,20 +7,13 @@ package llama
 #include <stdbool.h>
 #include <stdlib.h>
 
-// Declarations of the few llama.cpp functions called directly (they are
-// linked in by github.com/ollama/ollama/llama, which compiles llama.cpp);
-// their signatures are those of llama.h in ollama v0.24.0. The ollama
-// wrapper has no way to free a context or read its actual size, and its
-// TokenToPiece trims trailing NUL bytes, so these are called here.
-struct llama_context;
-struct llama_model;
-struct llama_vocab;
-void llama_free(struct llama_context * ctx);
-const struct llama_model * llama_get_model(const struct llama_context * ctx);
-uint32_t llama_n_ctx(const struct llama_context * ctx);
-uint32_t llama_n_ctx_seq(const struct llama_context * ctx);
-int32_t llama_token_to_piece(const struct llama_vocab * vocab, int32_t token, char * buf, int32_t length, int32_t lstrip, bool special);
-float * llama_get_logits_ith(struct llama_context * ctx, int32_t i);
+// llama.h of the pinned ollama module (v0.24.0), linked into
+// build/include/ollama by the Makefile's llama-deps; llama.cpp itself is
+// compiled and linked in by github.com/ollama/ollama/llama. The ollama
+// wrapper has no way to free a context, read its actual size or set
+// kv_unified, and its TokenToPiece trims trailing NUL bytes, so these are
+// called here.
+#include "ollama/llama.h"
 */
 import "C"
 
@@ -89,7 +82,13 @@ func Load(path string, p Params) (*Model, error) {
 	case FlashAttentionOff:
 		fa = ml.FlashAttentionDisabled
 	}
-	ctx, err := llama.NewContextWithModel(lm, llama.NewContextParams(p.ContextSize, p.BatchSize, p.Parallel, p.Threads, fa, p.KVCacheType))
+	cp := llama.NewContextParams(p.ContextSize, p.BatchSize, p.Parallel, p.Threads, fa, p.KVCacheType)
+	if err := setContextParams(&cp, p); err != nil {
+		llama.FreeModel(lm)
+		err.Path = path
+		return nil, err
+	}
+	ctx, err := llama.NewContextWithModel(lm, cp)
 	if err != nil {
 		llama.FreeModel(lm)
 		return nil, &Error{Code: CodeLoad, Op: "load", Path: path, Msg: "creating the context", Err: err}
@@ -98,9 +97,14 @@ func Load(path string, p Params) (*Model, error) {
 	m.cctx = contextPointer(ctx, lm)
 	m.seqCtx = p.ContextSize / p.Parallel
 	if m.cctx != nil {
-		// llama.cpp rounds the per-sequence size up to a multiple of 256.
+		// llama.cpp rounds a per-sequence size up to a multiple of 256;
+		// a unified cache is one sequence's as far as llama.cpp goes
+		// (n_ctx_seq = n_ctx), so each gets its share of it here.
 		m.params.ContextSize = int(C.llama_n_ctx(m.cctx))
 		m.seqCtx = int(C.llama_n_ctx_seq(m.cctx))
+		if p.KVLayout == KVUnified {
+			m.seqCtx = m.params.ContextSize / p.Parallel
+		}
 	}
 	batch, err := llama.NewBatch(p.BatchSize, p.Parallel, 0)
 	if err != nil {
@@ -109,6 +113,33 @@ func Load(path string, p Params) (*Model, error) {
 	}
 	m.batch = batch
 	return m, nil
+}
+
+// setContextParams sets in cp what ollama's NewContextParams leaves at
+// llama.cpp's defaults: the KV layout. ContextParams (v0.24.0) is a struct
+// whose one field is llama_context_params; it is read as that only when the
+// sizes agree and the fields NewContextParams set read back as p's, so a
+// layout change is a load error instead of a write into the wrong field.
+func setContextParams(cp *llama.ContextParams, p Params) *Error {
+	if unsafe.Sizeof(*cp) != unsafe.Sizeof(C.struct_llama_context_params{}) {
+		return errorf(CodeLoad, "load", "ollama's ContextParams is %d bytes, llama_context_params %d: the binding does not match llama.h", unsafe.Sizeof(*cp), unsafe.Sizeof(C.struct_llama_context_params{}))
+	}
+	c := (*C.struct_llama_context_params)(unsafe.Pointer(cp))
+	if int(c.n_ctx) != p.ContextSize || int(c.n_ubatch) != p.BatchSize || int(c.n_seq_max) != p.Parallel || int(c.n_threads) != p.Threads {
+		return errorf(CodeLoad, "load", "ollama's ContextParams does not read back as llama_context_params (n_ctx %d, n_ubatch %d, n_seq_max %d, n_threads %d)", c.n_ctx, c.n_ubatch, c.n_seq_max, c.n_threads)
+	}
+	c.kv_unified = C.bool(p.KVLayout == KVUnified)
+	return nil
+}
+
+// llamaSeqContext is llama.cpp's own n_ctx_seq (0 when the context pointer
+// is unknown): n_ctx for a unified cache, a stream's cells otherwise. For
+// tests that the layout reached llama.cpp.
+func (m *Model) llamaSeqContext() int {
+	if m.cctx == nil {
+		return 0
+	}
+	return int(C.llama_n_ctx_seq(m.cctx))
 }
 
 // contextPointer returns the C context inside ollama's Context, whose only
@@ -169,7 +200,8 @@ func (m *Model) NumVocab() int { return m.nVocab }
 func (m *Model) Params() Params { return m.params }
 
 // SeqContextSize is the number of KV cells each sequence has
-// (llama_n_ctx_seq): a sequence holds at most that many positions.
+// (llama_n_ctx_seq, or its share of a unified cache): a sequence holds at
+// most that many positions.
 func (m *Model) SeqContextSize() int { return m.seqCtx }
 
 // Architecture returns the file's general.architecture.
@@ -241,7 +273,8 @@ func (m *Model) TokenPiece(id TokenID) []byte {
 
 // Decode runs b through the model. Entries must have tokens in the
 // vocabulary, sequences below Params.Parallel and non-negative positions,
-// and b at most BatchCapacity entries. A full KV cache is [ErrKVCacheFull].
+// and b at most BatchCapacity entries. A full KV cache is [ErrKVCacheFull],
+// and so, in a unified cache, is a position at or past SeqContextSize.
 func (m *Model) Decode(b Batch) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -265,6 +298,11 @@ func (m *Model) Decode(b Batch) error {
 			return errorf(CodeBatch, "decode", "entry %d: sequence %d outside [0, %d)", i, t.Seq, m.params.Parallel)
 		case t.Pos < 0 || t.Pos > maxPos:
 			return errorf(CodeBatch, "decode", "entry %d: position %d outside [0, %d]", i, t.Pos, maxPos)
+		case t.Pos >= m.seqCtx && m.params.KVLayout == KVUnified:
+			// One buffer has room for one sequence past its share, at
+			// the others' cost: each is held to its share, as its own
+			// stream would hold it.
+			return &Error{Code: CodeKVCacheFull, Op: "decode", Msg: fmt.Sprintf("entry %d: position %d past sequence %d's %d cells", i, t.Pos, t.Seq, m.seqCtx)}
 		}
 		m.batch.Add(int(t.Token), nil, t.Pos, t.Logits, int(t.Seq))
 		m.logits = append(m.logits, t.Logits)

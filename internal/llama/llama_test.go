@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -283,8 +284,16 @@ func equalIDs(a, b []TokenID) bool {
 
 // TestSequences decodes two prompts as two sequences of one batch and
 // checks them against each prompt decoded alone, then edits the KV cache.
+// TestSequences runs two sequences in one batch, drops, clears and copies
+// them, in both KV layouts: each sequence's logits are those it has alone.
 func TestSequences(t *testing.T) {
-	m := loadTest(t, "cl100k", Params{ContextSize: 512, BatchSize: 32, Parallel: 2, Threads: 2})
+	for _, kv := range []KVLayout{KVUnified, KVPerSequence} {
+		t.Run(kv.String(), func(t *testing.T) { testSequences(t, kv) })
+	}
+}
+
+func testSequences(t *testing.T, kv KVLayout) {
+	m := loadTest(t, "cl100k", Params{ContextSize: 512, BatchSize: 32, Parallel: 2, Threads: 2, KVLayout: kv})
 	a, _ := m.Tokenize("The quick brown fox", false, false)
 	b, _ := m.Tokenize("jumps over the lazy dog again and again", false, false)
 	solo := func(ids []TokenID) []float32 {
@@ -390,6 +399,47 @@ func maxDiff(a, b []float32) float64 {
 		d = max(d, math.Abs(float64(a[i]-b[i])))
 	}
 	return d
+}
+
+// TestKVLayout: the layout reaches llama.cpp (a unified cache is one
+// n_ctx_seq of all the cells, per-sequence streams split them), each
+// sequence gets ContextSize/Parallel positions in both, and a unified
+// cache refuses a position past that share although it has free cells.
+func TestKVLayout(t *testing.T) {
+	for _, tt := range []struct {
+		p        Params
+		want     KVLayout
+		llamaSeq int // llama_n_ctx_seq
+	}{
+		{Params{ContextSize: 512, Parallel: 2}, KVUnified, 512},
+		{Params{ContextSize: 512, Parallel: 2, KVLayout: KVUnified}, KVUnified, 512},
+		{Params{ContextSize: 512, Parallel: 2, KVLayout: KVPerSequence}, KVPerSequence, 256},
+		{Params{ContextSize: 256, Parallel: 1}, KVPerSequence, 256},
+		{Params{ContextSize: 256, Parallel: 1, KVLayout: KVUnified}, KVUnified, 256},
+	} {
+		tt.p.Threads = 2
+		m := loadTest(t, "cl100k", tt.p)
+		name := fmt.Sprintf("Parallel %d, %v", tt.p.Parallel, tt.p.KVLayout)
+		if got := m.Params().KVLayout; got != tt.want {
+			t.Errorf("%s: layout %v, want %v", name, got, tt.want)
+		}
+		if got := m.llamaSeqContext(); got != tt.llamaSeq {
+			t.Errorf("%s: llama_n_ctx_seq %d, want %d", name, got, tt.llamaSeq)
+		}
+		share := tt.p.ContextSize / tt.p.Parallel
+		if got := m.SeqContextSize(); got != share {
+			t.Errorf("%s: SeqContextSize %d, want %d", name, got, share)
+		}
+		last := tt.p.Parallel - 1
+		if err := m.Decode(Batch{{Token: 100, Pos: share - 1, Seq: SeqID(last), Logits: true}}); err != nil {
+			t.Errorf("%s: position %d (the share's last): %v", name, share-1, err)
+		}
+		err := m.Decode(Batch{{Token: 100, Pos: share, Seq: SeqID(last)}})
+		if tt.want == KVUnified && !errors.Is(err, ErrKVCacheFull) {
+			t.Errorf("%s: position %d, past the share: %v, want ErrKVCacheFull", name, share, err)
+		}
+		m.Close()
+	}
 }
 
 func TestKVCacheFull(t *testing.T) {

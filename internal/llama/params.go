@@ -39,6 +39,38 @@ func (f FlashAttention) String() string {
 	return fmt.Sprintf("FlashAttention(%d)", int(f))
 }
 
+// KVLayout selects how the sequences share the KV cache.
+type KVLayout int
+
+// The KV layouts. The zero value picks one from Parallel.
+const (
+	// KVAuto is KVUnified when Parallel > 1 (one sequence has one layout).
+	KVAuto KVLayout = iota
+	// KVUnified keeps every sequence in one buffer (llama.cpp's
+	// kv_unified): a batch is never split by sequence, whatever mix of
+	// sequences and token counts it holds, and each token attends over
+	// the cells in use by all sequences (masked to its own).
+	KVUnified
+	// KVPerSequence gives each sequence its own stream: attention reads
+	// only its own cells, but llama.cpp decodes a batch in one graph only
+	// when its sequences are consecutive ids with equal token counts, and
+	// splits it into several graph computes otherwise.
+	KVPerSequence
+)
+
+// String returns "auto", "unified" or "per-sequence".
+func (k KVLayout) String() string {
+	switch k {
+	case KVAuto:
+		return "auto"
+	case KVUnified:
+		return "unified"
+	case KVPerSequence:
+		return "per-sequence"
+	}
+	return fmt.Sprintf("KVLayout(%d)", int(k))
+}
+
 // Params configures Load. The zero value means the defaults below.
 type Params struct {
 	// ContextSize is the KV cache size in tokens, shared by all sequences
@@ -62,6 +94,10 @@ type Params struct {
 	// "q8_0" or "q4_0". Quantised caches need flash attention, so they
 	// are refused with FlashAttentionOff.
 	KVCacheType string
+	// KVLayout selects one buffer for all sequences or one per sequence;
+	// either way each sequence holds at most ContextSize/Parallel
+	// positions.
+	KVLayout KVLayout
 	// Progress, if set, is called while the weights load with the fraction
 	// done (0 to 1), from llama.cpp's loader thread; it must return quickly.
 	Progress func(float32)
@@ -104,6 +140,14 @@ func (p Params) resolve() (Params, error) {
 		return p, errorf(CodeParams, "load", "ContextSize %d is less than one token per sequence (Parallel %d)", p.ContextSize, p.Parallel)
 	case p.FlashAttention < FlashAttentionAuto || p.FlashAttention > FlashAttentionOff:
 		return p, errorf(CodeParams, "load", "unknown FlashAttention %d", int(p.FlashAttention))
+	case p.KVLayout < KVAuto || p.KVLayout > KVPerSequence:
+		return p, errorf(CodeParams, "load", "unknown KVLayout %d", int(p.KVLayout))
+	}
+	if p.KVLayout == KVAuto {
+		p.KVLayout = KVPerSequence
+		if p.Parallel > 1 {
+			p.KVLayout = KVUnified
+		}
 	}
 	switch p.KVCacheType {
 	case "", "f16":

@@ -170,6 +170,8 @@ func TestParams(t *testing.T) {
 		{KVCacheType: "q5_k"},
 		{KVCacheType: "q8_0", FlashAttention: FlashAttentionOff},
 		{FlashAttention: 7},
+		{KVLayout: 9},
+		{KVLayout: -1},
 	}
 	for _, p := range bad {
 		if _, err := Load(good, p); !errors.Is(err, &Error{Code: CodeParams}) {
@@ -177,7 +179,7 @@ func TestParams(t *testing.T) {
 		}
 	}
 	got, err := Params{KVCacheType: "Q8_0"}.resolve()
-	if err != nil || got.ContextSize != DefaultContextSize || got.BatchSize != DefaultBatchSize || got.Parallel != 1 || got.Threads <= 0 || got.KVCacheType != "q8_0" {
+	if err != nil || got.ContextSize != DefaultContextSize || got.BatchSize != DefaultBatchSize || got.Parallel != 1 || got.Threads <= 0 || got.KVCacheType != "q8_0" || got.KVLayout != KVPerSequence {
 		t.Errorf("Params{}.resolve() = %+v, %v; want defaults", got, err)
 	}
 }

@@ -23,6 +23,8 @@ import (
 // Reported per step: ms/step (wall) and, for the runner, decode-ms/step
 // (inside Engine.Decode) and sample-ms/step.
 //
+// At parallel 4 both KV layouts run (KVPerSequence, KVUnified).
+//
 // The model is $CONFORM_STEP_MODEL (e.g. the e2e model,
 // build/qwen2.5-0.5b-llama3_1.gguf) or else the package's tiny fixture;
 // threads $CONFORM_STEP_THREADS or 2.
@@ -36,8 +38,16 @@ func BenchmarkStep(b *testing.B) {
 		fmt.Sscan(s, &threads)
 	}
 	const steps = 32
-	for _, par := range []int{1, 4} {
-		eng, err := Load(path, llama.Params{ContextSize: par * 256, Parallel: par, Threads: threads})
+	for _, c := range []struct {
+		par int
+		kv  llama.KVLayout
+	}{{1, llama.KVAuto}, {4, llama.KVPerSequence}, {4, llama.KVUnified}} {
+		par := c.par
+		name := fmt.Sprintf("parallel=%d", par)
+		if par > 1 {
+			name += "/kv=" + c.kv.String()
+		}
+		eng, err := Load(path, llama.Params{ContextSize: par * 256, Parallel: par, Threads: threads, KVLayout: c.kv})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -45,7 +55,7 @@ func BenchmarkStep(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("parallel=%d/binding", par), func(b *testing.B) {
+		b.Run(name+"/binding", func(b *testing.B) {
 			var total time.Duration
 			n := 0
 			for b.Loop() {
@@ -100,7 +110,7 @@ func BenchmarkStep(b *testing.B) {
 			b.ReportMetric(float64(total.Microseconds())/1e3/float64(n), "ms/step")
 		})
 		for _, temp := range []float64{0, 1} {
-			b.Run(fmt.Sprintf("parallel=%d/runner/temperature=%g", par, temp), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/runner/temperature=%g", name, temp), func(b *testing.B) {
 				// The runner starts from an empty cache (its slots hold no
 				// tokens): drop what the binding run left.
 				for s := range par {
