@@ -94,17 +94,29 @@ func checkRespOutput(t *testing.T, r *responses.Response) (names []string, text 
 func TestResponsesPlain(t *testing.T) {
 	ts := newTestServer(t, Config{}, "")
 	cl := respClient(ts)
-	r, err := cl.Responses.New(context.Background(), respParams(func(p *responses.ResponseNewParams) {
-		p.Instructions = openai.String("Be brief.")
-		p.Temperature, p.TopP = openai.Float(0.7), openai.Float(0.9)
-		p.Store = openai.Bool(false)
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	names, text := checkRespOutput(t, r)
-	if len(names) != 0 || text == "" {
-		t.Errorf("calls %v, text %q: want text only", names, text)
+	// The fake model may draw EOS first (about 2% of unseeded requests):
+	// an empty answer is valid, so up to 5 requests are made for a text.
+	var r *responses.Response
+	for try := 0; try < 5; try++ {
+		var err error
+		r, err = cl.Responses.New(context.Background(), respParams(func(p *responses.ResponseNewParams) {
+			p.Instructions = openai.String("Be brief.")
+			p.Temperature, p.TopP = openai.Float(0.7), openai.Float(0.9)
+			p.Store = openai.Bool(false)
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, text := checkRespOutput(t, r)
+		if len(names) != 0 {
+			t.Fatalf("calls %v in a request without tools", names)
+		}
+		if text != "" {
+			break
+		}
+		if try == 4 {
+			t.Errorf("5 requests, no text: want text")
+		}
 	}
 	if r.Instructions.OfString != "Be brief." || r.Temperature != 0.7 || r.TopP != 0.9 || r.MaxOutputTokens != 60 {
 		t.Errorf("echo: instructions %q temperature %v top_p %v max %d", r.Instructions.OfString, r.Temperature, r.TopP, r.MaxOutputTokens)
