@@ -42,16 +42,6 @@ type config struct {
 	kv                                  string // auto, unified, per-sequence: llama.Params.KVLayout
 }
 
-// parseKVLayout reads -kv.
-func parseKVLayout(s string) (llama.KVLayout, error) {
-	for _, k := range []llama.KVLayout{llama.KVAuto, llama.KVUnified, llama.KVPerSequence} {
-		if s == k.String() {
-			return k, nil
-		}
-	}
-	return 0, fmt.Errorf("-kv %q: want auto, unified or per-sequence", s)
-}
-
 // compileTimeout bounds Conform's compile of one schema; a schema that
 // needs longer is counted as refused.
 const compileTimeout = 20 * time.Second
@@ -158,9 +148,9 @@ func run(cfg config, w io.Writer) error {
 		return err
 	}
 	seqCtx := max(256, cfg.maxTokens+128)
-	kv, err := parseKVLayout(cfg.kv)
+	kv, err := llama.ParseKVLayout(cfg.kv)
 	if err != nil {
-		return err
+		return fmt.Errorf("-kv: %w", err)
 	}
 	eng, err := llamaengine.Load(cfg.model, llama.Params{ContextSize: cfg.parallel * seqCtx, Parallel: cfg.parallel, Threads: cfg.threads, KVLayout: kv})
 	if err != nil {

@@ -89,12 +89,11 @@ func (c Config) contextSize(trained int) int {
 
 // kvLayout reads --kv-layout.
 func (c Config) kvLayout() (llama.KVLayout, error) {
-	for _, k := range []llama.KVLayout{llama.KVAuto, llama.KVUnified, llama.KVPerSequence} {
-		if c.KVLayout == k.String() {
-			return k, nil
-		}
+	k, err := llama.ParseKVLayout(c.KVLayout)
+	if err != nil {
+		return 0, fmt.Errorf("--kv-layout %q: want auto, unified or per-sequence", c.KVLayout)
 	}
-	return 0, fmt.Errorf("--kv-layout %q: want auto, unified or per-sequence", c.KVLayout)
+	return k, nil
 }
 
 // errHelp is returned when -h or --help was asked (usage already printed).

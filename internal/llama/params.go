@@ -71,6 +71,17 @@ func (k KVLayout) String() string {
 	return fmt.Sprintf("KVLayout(%d)", int(k))
 }
 
+// ParseKVLayout reads a layout's String form: auto, unified or
+// per-sequence.
+func ParseKVLayout(s string) (KVLayout, error) {
+	for _, k := range []KVLayout{KVAuto, KVUnified, KVPerSequence} {
+		if s == k.String() {
+			return k, nil
+		}
+	}
+	return 0, errorf(CodeParams, "parse", "KV layout %q: want auto, unified or per-sequence", s)
+}
+
 // Params configures Load. The zero value means the defaults below.
 type Params struct {
 	// ContextSize is the KV cache size in tokens, shared by all sequences

@@ -193,3 +193,16 @@ func TestErrorFormat(t *testing.T) {
 		t.Errorf("errors.Is by code is wrong for %v", e)
 	}
 }
+
+func TestParseKVLayout(t *testing.T) {
+	for _, k := range []KVLayout{KVAuto, KVUnified, KVPerSequence} {
+		if got, err := ParseKVLayout(k.String()); got != k || err != nil {
+			t.Errorf("ParseKVLayout(%q) = %v, %v; want %v", k.String(), got, err, k)
+		}
+	}
+	for _, s := range []string{"", "Unified", "shared", "KVLayout(9)"} {
+		if _, err := ParseKVLayout(s); !errors.Is(err, &Error{Code: CodeParams}) {
+			t.Errorf("ParseKVLayout(%q) = %v, want CodeParams", s, err)
+		}
+	}
+}
