@@ -36,6 +36,10 @@ PURE_PKGS   = $(shell CGO_ENABLED=0 $(GO) list ./... )
 # llama.cpp (several minutes on 2 cores); the Go build cache keeps it.
 LLAMA_INCLUDE := $(CURDIR)/build/include
 MALGO         := github.com/gen2brain/malgo@v0.11.24
+OLLAMA        := github.com/ollama/ollama
+# moddir is a shell expression for module $(1)'s folder in the module cache
+# (downloaded when absent), for recipes that read files shipped in it.
+moddir = $$($(GO) mod download -json $(1) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p')
 # Added once: the flags are part of the Go build cache key, and a different
 # string (even a duplicated -I) recompiles llama.cpp.
 ifeq ($(findstring -I$(LLAMA_INCLUDE),$(CGO_CPPFLAGS)),)
@@ -116,7 +120,7 @@ llama-deps: $(LLAMA_INCLUDE)/miniaudio/miniaudio.h $(LLAMA_INCLUDE)/ollama/llama
 
 $(LLAMA_INCLUDE)/miniaudio/miniaudio.h:
 	@mkdir -p $(@D)
-	@dir=$$($(GO) mod download -json $(MALGO) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	@dir=$(call moddir,$(MALGO)); \
 	  test -f "$$dir/miniaudio.h" || { echo "llama-deps: miniaudio.h not found in $(MALGO)" >&2; exit 1; }; \
 	  cp "$$dir/miniaudio.h" $@ && chmod u+w $@
 
@@ -124,10 +128,9 @@ $(LLAMA_INCLUDE)/miniaudio/miniaudio.h:
 # ollama's NewContextParams does not): the pinned module's llama.h and the
 # ggml headers it includes, linked into their own folder so that nothing
 # else resolves through them.
-OLLAMA := github.com/ollama/ollama
 $(LLAMA_INCLUDE)/ollama/llama.h:
 	@mkdir -p $(@D)
-	@dir=$$($(GO) mod download -json $(OLLAMA) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	@dir=$(call moddir,$(OLLAMA)); \
 	  test -f "$$dir/llama/llama.cpp/include/llama.h" || { echo "llama-deps: llama.h not found in $(OLLAMA) ($$dir)" >&2; exit 1; }; \
 	  ln -sf "$$dir"/ml/backend/ggml/ggml/include/*.h $(@D)/ && ln -sf "$$dir/llama/llama.cpp/include/llama.h" $@
 
@@ -194,7 +197,7 @@ LLAMAREF_CMAKE ?=
 .PHONY: llamaref llamaref-bench
 llamaref:
 	@command -v cmake >/dev/null || { echo "llamaref: cmake not found; install it first (apt-get install -y cmake)" >&2; exit 1; }
-	@dir=$$($(GO) mod download -json github.com/ollama/ollama | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	@dir=$(call moddir,$(OLLAMA)); \
 	  test -f "$$dir/llama/llama.cpp/include/llama.h" || { echo "llamaref: the ollama module's llama.cpp not found ($$dir)" >&2; exit 1; }; \
 	  cmake -S bench/llamaref -B $(LLAMAREF_DIR) -DOLLAMA_DIR="$$dir" $(LLAMAREF_CMAKE) >/dev/null && \
 	  cmake --build $(LLAMAREF_DIR) -j $$(nproc)
