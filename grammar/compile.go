@@ -472,6 +472,11 @@ func altOf(subs []*ir, emit func(*ir) (*fsm.Node, error)) (*fsm.Node, error) {
 type excl struct {
 	str  []*fsm.Node // code-point languages removed from strings
 	vals []*value    // scalar values removed (null, booleans, integers)
+	// ranges are intervals removed from every number (not with bounds).
+	ranges []numRange
+	// ints are integer languages (canonical decimals) removed from a
+	// record whose numbers are all integers (not with multipleOf).
+	ints []*fsm.Node
 }
 
 // emitLeaf builds the node of a record with no anyOf/oneOf left.
@@ -502,7 +507,7 @@ func (c *compiler) emitLeaf(r *ir) (*fsm.Node, error) {
 		}
 	}
 	if r.types&tNum != 0 {
-		n, err := c.numberNode(r, ex.vals)
+		n, err := c.numberNode(r, ex)
 		if err != nil {
 			return nil, err
 		}

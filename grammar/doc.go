@@ -72,7 +72,10 @@
 //     some key matching the pattern, or neither declared nor matching a
 //     pattern, with a failing value) and local $ref, to a bounded depth.
 //     not on leaf schemas keeps its direct
-//     construction (complemented string languages, excluded values).
+//     construction (complemented string languages, excluded values,
+//     numeric intervals subtracted from the number's interval, and on
+//     integers the multiples a not's multipleOf names, where that
+//     divisor has an exact language as below).
 //   - An enum/const next to a keyword the ordinary path refuses is decided
 //     value by value (finite.go): each value is checked with
 //     santhosh-tekuri/jsonschema against the schema locations it came from,
@@ -104,8 +107,12 @@
 // contains schema has no exact negation, unknown formats, unevaluatedItems,
 // $dynamicRef/$recursiveRef, multipleOf that is neither an integer, a
 // power of ten, nor a decimal a/10^k whose a divides 10^j for some j ≤ k
-// (0.25, 0.05 and 0.125 are exact on the fraction digits), if/then/else and not whose negation is not exact (format,
-// multipleOf, tuple items), oneOf that can be neither proven disjoint nor rewritten.
+// (0.25, 0.05 and 0.125 are exact on the fraction digits; on integers a
+// fraction p/q is multipleOf p), an integer multipleOf k that does not
+// divide 1000 over more than 1,000 multiples (a remainder automaton, not
+// built), if/then/else and not whose negation is not exact (format,
+// multipleOf on non-integers, tuple items), oneOf that can be neither
+// proven disjoint nor rewritten.
 //
 // Invalid in every mode, lenient included (CodeBadPattern, CodeInvalidSchema):
 // a pattern that is not an ECMA-262 regex at all (such as "("; a valid one

@@ -12,19 +12,39 @@ import (
 
 // numberNode builds the numbers of r: integers only when r allows no
 // fractions, bounded and multipleOf numbers without exponent.
-func (c *compiler) numberNode(r *ir, exclVals []*value) (*fsm.Node, error) {
-	intOnly := r.types&tFrac == 0
+func (c *compiler) numberNode(r *ir, ex excl) (*fsm.Node, error) {
+	if len(ex.ranges) > 0 {
+		// What the nots' intervals leave of r's interval, one number
+		// language per piece.
+		ivs := []numRange{{r.lo, r.hi}}
+		for _, e := range ex.ranges {
+			ivs = subtractRange(ivs, e)
+		}
+		ex.ranges = nil
+		alts := make([]*fsm.Node, 0, len(ivs))
+		for _, iv := range ivs {
+			piece := *r
+			piece.lo, piece.hi = iv.lo, iv.hi
+			n, err := c.numberNode(&piece, ex)
+			if err != nil {
+				return nil, err
+			}
+			alts = append(alts, n)
+		}
+		return fsm.Alt(alts...), nil
+	}
+	exclVals := ex.vals
+	intOnly := intOnlyNumbers(r) // a multiple of an integer is an integer
 	var intMults []*big.Int
 	var fracMults []*fsm.Node // fraction languages of decimal multipleOf values (fracMultiple)
 	for _, m := range r.mult {
 		switch {
-		case m.IsInt():
-			intOnly = true // a multiple of an integer is an integer
-			if m.Num().Cmp(bigOne) != 0 {
-				intMults = append(intMults, new(big.Int).Set(m.Num()))
+		case intOnly:
+			// An integer is a multiple of p/q (lowest terms) exactly
+			// when it is a multiple of p: every integer when p is 1.
+			if k := new(big.Int).Abs(m.Num()); k.Cmp(bigOne) != 0 {
+				intMults = append(intMults, k)
 			}
-		case intOnly && new(big.Rat).Inv(m).IsInt():
-			// Every integer is a multiple of 1/k.
 		default:
 			f, ok := fracMultiple(m)
 			if !ok {
@@ -50,6 +70,7 @@ func (c *compiler) numberNode(r *ir, exclVals []*value) (*fsm.Node, error) {
 			}
 			n = fsm.And(n, mn)
 		}
+		exInts := ex.ints
 		var ex []*fsm.Node
 		for _, v := range exclVals {
 			if v.k == kNumber && v.isInteger() {
@@ -57,6 +78,7 @@ func (c *compiler) numberNode(r *ir, exclVals []*value) (*fsm.Node, error) {
 				ex = append(ex, fsm.Lit(q.Num().String()))
 			}
 		}
+		ex = append(ex, exInts...)
 		if len(ex) > 0 {
 			n = fsm.Diff(n, fsm.Alt(ex...))
 		}
@@ -146,6 +168,21 @@ const maxEnumMultiples = 1000
 // digits when k divides 10^j (j ≤ 3), else by listing them when the range is
 // small.
 func (c *compiler) intMultiple(r *ir, k *big.Int, lo, hi *big.Int) (*fsm.Node, error) {
+	if n, ok := intMultipleLang(k, lo, hi); ok {
+		return n, nil
+	}
+	if err := c.unsupportedKw(r.ptr+"/multipleOf", "multipleOf", "multipleOf "+k.String()+" needs a divisor of 1000 or a range of at most 1000 multiples"); err != nil {
+		return nil, err
+	}
+	return jsonInt, nil
+}
+
+// intMultipleLang is the canonical decimals of the multiples of k (> 1)
+// in [lo, hi] (nil: unbounded), where the language is exact: k divides
+// 1000 (a suffix test), or the range holds at most maxEnumMultiples
+// multiples (a list). ok is false otherwise: a general divisor needs a
+// remainder automaton.
+func intMultipleLang(k *big.Int, lo, hi *big.Int) (*fsm.Node, bool) {
 	pow := big.NewInt(1)
 	for j := 1; j <= 3; j++ {
 		pow.Mul(pow, bigTen)
@@ -163,7 +200,7 @@ func (c *compiler) intMultiple(r *ir, k *big.Int, lo, hi *big.Int) (*fsm.Node, e
 		}
 		long := fsm.Cat(nzDigit, digits, trie(suffix))
 		nat := fsm.Alt(trie(short), long)
-		return fsm.Alt(nat, fsm.Cat(fsm.Lit("-"), fsm.Diff(nat, fsm.Lit("0")))), nil
+		return fsm.Alt(nat, fsm.Cat(fsm.Lit("-"), fsm.Diff(nat, fsm.Lit("0")))), true
 	}
 	if lo != nil && hi != nil {
 		span := new(big.Int).Sub(hi, lo)
@@ -177,13 +214,10 @@ func (c *compiler) intMultiple(r *ir, k *big.Int, lo, hi *big.Int) (*fsm.Node, e
 			for v := first; v.Cmp(hi) <= 0; v = new(big.Int).Add(v, k) {
 				list = append(list, v.String())
 			}
-			return trie(list), nil
+			return trie(list), true
 		}
 	}
-	if err := c.unsupportedKw(r.ptr+"/multipleOf", "multipleOf", "multipleOf "+k.String()+" needs a divisor of 1000 or a range of at most 1000 multiples"); err != nil {
-		return nil, err
-	}
-	return jsonInt, nil
+	return nil, false
 }
 
 func leftPad(s string, w int) string {

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"math/big"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -579,8 +580,10 @@ func (c *compiler) applyNots(r *ir) (*ir, excl, error) {
 		}
 		r.types &^= remove
 		if numCons && r.types&tNum != 0 && n.types&tNum != 0 {
-			if err := fail("not with numeric bounds is not supported"); err != nil {
-				return nil, ex, err
+			if msg := c.excludeNumbers(r, n, &ex); msg != "" {
+				if err := fail(msg); err != nil {
+					return nil, ex, err
+				}
 			}
 		}
 		if strCons && r.types&tStr != 0 && n.types&tStr != 0 {
@@ -837,6 +840,79 @@ func (c *compiler) cannotHave(r *ir, name string) bool {
 		}
 	}
 	return false
+}
+
+// excludeNumbers records in ex what not n removes from r's numbers (n
+// has bounds or multipleOf): without multipleOf, n's interval, when n
+// holds for every number in it (n is not integer-only) or r writes only
+// integers; with multipleOf, n's integers in canonical decimal, when r
+// writes only integers (each value one way, so the difference is exact)
+// and each divisor has an exact language. Otherwise it returns why not.
+func (c *compiler) excludeNumbers(r, n *ir, ex *excl) string {
+	intOnly := intOnlyNumbers(r)
+	if intOnly && n.types&tInt == 0 {
+		return "" // n holds for no integer: it removes nothing
+	}
+	if len(n.mult) == 0 {
+		if n.types&tNum != tNum && !intOnly {
+			return "not of integers with bounds is exact only where every number is an integer"
+		}
+		ex.ranges = append(ex.ranges, numRange{n.lo, n.hi})
+		return ""
+	}
+	if !intOnly {
+		return "not with multipleOf is exact only where every number is an integer"
+	}
+	lo, hi := intBounds(tighterLo(r.lo, n.lo), tighterHi(r.hi, n.hi))
+	out := intRange(intBounds(n.lo, n.hi))
+	for _, m := range n.mult {
+		// An integer is a multiple of p/q (lowest terms) exactly when
+		// it is a multiple of p.
+		k := new(big.Int).Abs(m.Num())
+		if k.Cmp(bigOne) == 0 {
+			continue
+		}
+		mn, ok := intMultipleLang(k, lo, hi)
+		if !ok {
+			return "not multipleOf " + m.RatString() + " needs a divisor of 1000 or a range of at most 1000 multiples"
+		}
+		out = fsm.And(out, mn)
+	}
+	ex.ints = append(ex.ints, out)
+	return ""
+}
+
+// numRange is an interval of numbers; a nil bound is none.
+type numRange struct{ lo, hi *bound }
+
+// empty reports whether no number lies in the interval.
+func (iv numRange) empty() bool {
+	if iv.lo == nil || iv.hi == nil {
+		return false
+	}
+	c := iv.lo.r.Cmp(iv.hi.r)
+	return c > 0 || c == 0 && (iv.lo.excl || iv.hi.excl)
+}
+
+// subtractRange removes e from each interval of ivs: what lies below e
+// and what lies above it.
+func subtractRange(ivs []numRange, e numRange) []numRange {
+	var out []numRange
+	for _, iv := range ivs {
+		if e.lo != nil {
+			below := numRange{iv.lo, tighterHi(iv.hi, &bound{r: e.lo.r, excl: !e.lo.excl})}
+			if !below.empty() {
+				out = append(out, below)
+			}
+		}
+		if e.hi != nil {
+			above := numRange{tighterLo(iv.lo, &bound{r: e.hi.r, excl: !e.hi.excl}), iv.hi}
+			if !above.empty() {
+				out = append(out, above)
+			}
+		}
+	}
+	return out
 }
 
 // intOnlyNumbers reports whether numberNode writes r's numbers as
