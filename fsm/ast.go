@@ -23,9 +23,9 @@ type Node struct {
 	Runes []RuneRange // OpRunes: sorted, non-overlapping, non-adjacent ranges
 	Bytes []ByteRange // OpBytes: sorted, non-overlapping, non-adjacent ranges
 	Subs  []*Node     // OpConcat, OpAlt, OpAnd: operands; OpRepeat, OpNot: Subs[0]
-	Min   int         // OpRepeat: minimum count; OpPerm: minimum items (PermCount)
+	Min   int         // OpRepeat: minimum count; OpPerm: minimum items (PermCount); OpResidue: the modulus
 	Max   int         // OpRepeat, OpPerm: maximum count, or -1 for unbounded
-	Req   []bool      // OpPerm: Req[i] reports whether member Subs[2+i] is required
+	Req   []bool      // OpPerm: Req[i] reports whether member Subs[2+i] is required; OpResidue: whether remainder i is accepted
 
 	// parents counts, up to 2, the composite nodes the constructors built
 	// over this one (atomically: a node can be shared by ASTs built
@@ -82,7 +82,12 @@ const (
 	OpNot               // matches every byte string that Subs[0] does not (complement)
 	OpDefer             // matches Subs[0]; the NFA builder builds it only when the determinizer first reaches it
 	OpPerm              // matches members Subs[2:] in any order (see Perm)
+	OpResidue           // matches the decimal digit strings whose value mod Min is a remainder Req accepts (see Residues)
 )
+
+// MaxModulus bounds the modulus of a Residues node: its DFA has a state
+// per remainder.
+const MaxModulus = 1 << 16
 
 // MaxPermMembers bounds the members of one Perm node (the builder tracks
 // the members written so far in a 64-bit set).

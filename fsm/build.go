@@ -212,6 +212,39 @@ func PermCount(sep, extra *Node, members []*Node, required []bool, min, max int)
 	return &Node{Op: OpPerm, Subs: subs, Req: req, Min: min, Max: max}
 }
 
+// Residues returns the language of the ASCII decimal digit strings
+// ([0-9]+, leading zeros allowed) whose value modulo m is a remainder r
+// with accept[r]: a remainder automaton of m states, which no regex of
+// the other operators writes compactly. JSON Schema's multipleOf on
+// integers (and its negations, and several of them at once, modulo their
+// least common multiple) is its intersection with the integer syntax. An
+// m below 1 or over MaxModulus, or an accept of another length, is an
+// ErrInvalidNode when compiled.
+func Residues(m int, accept []bool) *Node {
+	all, none := true, true
+	for _, a := range accept {
+		all, none = all && a, none && !a
+	}
+	switch {
+	case len(accept) == m && none:
+		return noMatch
+	case len(accept) == m && all:
+		return Plus(ByteClass(ByteRange{Lo: '0', Hi: '9'}))
+	}
+	return &Node{Op: OpResidue, Min: m, Req: append([]bool(nil), accept...)}
+}
+
+// Multiple returns Residues(k, remainder 0 only): the digit strings whose
+// value is a multiple of k.
+func Multiple(k int) *Node {
+	if k < 1 || k > MaxModulus {
+		return &Node{Op: OpResidue, Min: k}
+	}
+	accept := make([]bool, k)
+	accept[0] = true
+	return Residues(k, accept)
+}
+
 // Opt returns sub?.
 func Opt(sub *Node) *Node { return Repeat(sub, 0, 1) }
 

@@ -390,7 +390,7 @@ func (cl *closer) short1(c *Constraint, n *Node) int64 {
 			return inf
 		}
 		return int64(cl.itemShort(c, lazyItem{n: n}))
-	case OpAnd, OpNot:
+	case OpAnd, OpNot, OpResidue:
 		var d *DFA
 		if comp := c.lazy.comp; comp != nil {
 			d = comp.dfas[n]

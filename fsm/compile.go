@@ -319,6 +319,8 @@ func (c *compiler) dfaOf1(n *Node) (*DFA, error) {
 			return nil, err
 		}
 		return c.complement(d)
+	case OpResidue:
+		return residueDFA(n.Min, n.Req)
 	}
 	t0 := time.Now()
 	m, err := c.nfaOf(n)

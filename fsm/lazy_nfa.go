@@ -214,7 +214,7 @@ func (b *builder) nonEmpty1(n *Node) (bool, error) {
 	switch n.Op {
 	case OpNoMatch:
 		return false, nil
-	case OpEmpty, OpLiteral, OpRunes, OpBytes:
+	case OpEmpty, OpLiteral, OpRunes, OpBytes, OpResidue:
 		return true, nil
 	case OpConcat, OpDefer:
 		for _, s := range n.Subs {
@@ -325,6 +325,10 @@ func (b *builder) collectBounds() {
 		case OpRunes:
 			for _, s := range cachedRuneTemplate(n.Runes).states {
 				bound[s.lo], bound[int(s.hi)+1] = true, true
+			}
+		case OpResidue:
+			for c := '0'; c <= '9'+1; c++ {
+				bound[c] = true // a class per digit
 			}
 		}
 		for _, s := range n.Subs {

@@ -441,6 +441,12 @@ func (b *builder) build1(n *Node, k int32) (int32, error) {
 		return b.lazyState(lazyItem{n: n, k: k})
 	case OpPerm:
 		return b.permStart(n, k)
+	case OpResidue:
+		d, err := b.c.dfaOf(n)
+		if err != nil {
+			return 0, err
+		}
+		return b.splice(d, k)
 	}
 	return 0, &Error{Code: ErrInvalidNode, Expr: "unknown op " + strconv.Itoa(int(n.Op)), Pos: -1}
 }

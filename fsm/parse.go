@@ -412,6 +412,9 @@ func (p *parser) group() (*Node, error) {
 		case (strings.HasPrefix(rest, "perm(") || strings.HasPrefix(rest, "perm{")) && p.mode == modeProject:
 			p.pos += len("perm")
 			return p.perm(start)
+		case strings.HasPrefix(rest, "mod{") && p.mode == modeProject:
+			p.pos += len("mod")
+			return p.residues()
 		case strings.HasPrefix(rest, "="), strings.HasPrefix(rest, "!"):
 			if p.mode != modeECMA {
 				return nil, parseErr(ErrUnsupported, "lookahead (?"+rest[:1], start)
@@ -472,6 +475,27 @@ func (p *parser) group() (*Node, error) {
 	}
 	p.pos++
 	return n, nil
+}
+
+// residues parses the rest of (?mod{M:R}), R the accepted remainders as
+// a list of numbers and ranges (0,3-5): Residues(M, R).
+func (p *parser) residues() (*Node, error) {
+	end := strings.Index(p.src[p.pos:], "})")
+	bad := parseErr(ErrMissingParen, "residues are (?mod{M:R}) with M from 1 to "+strconv.Itoa(MaxModulus)+" and R a list of remainders (0,3-5)", p.pos)
+	if end <= 1 {
+		return nil, bad
+	}
+	ms, rs, ok := strings.Cut(p.src[p.pos+1:p.pos+end], ":")
+	m, err := strconv.Atoi(ms)
+	if !ok || err != nil || m < 1 || m > MaxModulus {
+		return nil, bad
+	}
+	accept, ok := parseResidues(m, rs)
+	if !ok {
+		return nil, bad
+	}
+	p.pos += end + 2
+	return Residues(m, accept), nil
 }
 
 // perm parses the operands of (?perm(SEP)(EXTRA)(M1)!(M2)…): groups, a

@@ -160,6 +160,8 @@ func (p *printer) node(n *Node, ctx int) {
 			p.node(n.Subs[0], precAlt)
 		}
 		p.b.WriteString(")")
+	case OpResidue:
+		p.b.WriteString("(?mod{" + strconv.Itoa(n.Min) + ":" + residueList(n.Req) + "})")
 	case OpDefer: // a build hint: the same language as its operand
 		if len(n.Subs) == 1 {
 			p.node(n.Subs[0], ctx)
@@ -395,6 +397,8 @@ func (p *printer) dump(n *Node) {
 			p.dump(s)
 		}
 		p.b.WriteString("}")
+	case OpResidue:
+		p.b.WriteString("mod{" + strconv.Itoa(n.Min) + ":" + residueList(n.Req) + "}")
 	case OpDefer, OpPerm:
 		name := "defer{"
 		if n.Op == OpPerm {

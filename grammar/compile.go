@@ -474,9 +474,9 @@ type excl struct {
 	vals []*value    // scalar values removed (null, booleans, integers)
 	// ranges are intervals removed from every number (not with bounds).
 	ranges []numRange
-	// ints are integer languages (canonical decimals) removed from a
-	// record whose numbers are all integers (not with multipleOf).
-	ints []*fsm.Node
+	// ints are the multiples removed from a record whose numbers are
+	// all integers (not with multipleOf).
+	ints []intExcl
 }
 
 // emitLeaf builds the node of a record with no anyOf/oneOf left.

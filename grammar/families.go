@@ -63,6 +63,11 @@ func (c *compiler) numberNode(r *ir, ex excl) (*fsm.Node, error) {
 		}
 		lo, hi := intBounds(r.lo, r.hi)
 		n = intRange(lo, hi)
+		exInts := ex.ints
+		if res, ok := residueLang(intMults, exInts); ok && !smallRange(lo, hi) {
+			// One remainder automaton for every divisor at once.
+			n, intMults, exInts = fsm.And(n, res), nil, boundedExcls(exInts)
+		}
 		for _, k := range intMults {
 			mn, err := c.intMultiple(r, k, lo, hi)
 			if err != nil {
@@ -70,7 +75,6 @@ func (c *compiler) numberNode(r *ir, ex excl) (*fsm.Node, error) {
 			}
 			n = fsm.And(n, mn)
 		}
-		exInts := ex.ints
 		var ex []*fsm.Node
 		for _, v := range exclVals {
 			if v.k == kNumber && v.isInteger() {
@@ -78,7 +82,15 @@ func (c *compiler) numberNode(r *ir, ex excl) (*fsm.Node, error) {
 				ex = append(ex, fsm.Lit(q.Num().String()))
 			}
 		}
-		ex = append(ex, exInts...)
+		for _, e := range exInts {
+			out, err := c.exclLang(e, lo, hi)
+			if err != nil {
+				return nil, err
+			}
+			if out != nil {
+				ex = append(ex, out)
+			}
+		}
 		if len(ex) > 0 {
 			n = fsm.Diff(n, fsm.Alt(ex...))
 		}
@@ -164,24 +176,130 @@ var fracOnly = fsm.Cat(fsm.Opt(fsm.Lit("-")), fsm.Alt(fsm.Lit("0"), fsm.Cat(nzDi
 // small enough to enumerate.
 const maxEnumMultiples = 1000
 
-// intMultiple matches the integers that are multiples of k: by their last j
-// digits when k divides 10^j (j ≤ 3), else by listing them when the range is
-// small.
+// intExcl is what a not with multipleOf removes from integers: the
+// integers in [lo, hi] (nil: unbounded) that are multiples of every
+// divisor (all > 1). ptr is the not's.
+type intExcl struct {
+	lo, hi *big.Int
+	divs   []*big.Int
+	ptr    string
+}
+
+// exclLang is the canonical decimals e removes, within [lo, hi] (the
+// record's bounds). A divisor without an exact language is refused (in
+// lenient mode, warned and the exclusion dropped: nil).
+func (c *compiler) exclLang(e intExcl, lo, hi *big.Int) (*fsm.Node, error) {
+	l, h := e.lo, e.hi
+	if l == nil || lo != nil && lo.Cmp(l) > 0 {
+		l = lo
+	}
+	if h == nil || hi != nil && hi.Cmp(h) < 0 {
+		h = hi
+	}
+	out := intRange(e.lo, e.hi)
+	for _, d := range e.divs {
+		mn, ok := intMultipleLang(d, l, h)
+		if !ok {
+			msg := "not multipleOf " + d.String() + " is over " + strconv.Itoa(fsm.MaxModulus) + " and its range holds more than " + strconv.Itoa(maxEnumMultiples) + " multiples"
+			return nil, c.unsupportedKw(e.ptr, "not", msg)
+		}
+		out = fsm.And(out, mn)
+	}
+	return out, nil
+}
+
+// residueLang is the integers (canonical decimals) that are multiples of
+// every k in mults and, for each unbounded exclusion of excls, not a
+// multiple of all its divisors: a single remainder automaton modulo the
+// least common multiple of every divisor, which stays one DFA of that
+// many states where the intersection and differences of one automaton
+// per divisor would multiply their states. ok is false when every
+// divisor divides 1000 (the suffix languages are cheaper) or the modulus
+// would pass fsm.MaxModulus.
+func residueLang(mults []*big.Int, excls []intExcl) (*fsm.Node, bool) {
+	var divs []*big.Int
+	divs = append(divs, mults...)
+	var sets [][]int // each unbounded exclusion's divisors
+	for _, e := range excls {
+		if e.lo == nil && e.hi == nil {
+			divs = append(divs, e.divs...)
+			var s []int
+			for _, d := range e.divs {
+				s = append(s, int(d.Int64()))
+			}
+			sets = append(sets, s)
+		}
+	}
+	need := false
+	m := big.NewInt(1)
+	limit := big.NewInt(fsm.MaxModulus)
+	for _, d := range divs {
+		need = need || new(big.Int).Mod(big.NewInt(1000), d).Sign() != 0
+		g := new(big.Int).GCD(nil, nil, m, d)
+		m.Mul(m, new(big.Int).Quo(d, g))
+		if m.Cmp(limit) > 0 {
+			return nil, false
+		}
+	}
+	if !need {
+		return nil, false
+	}
+	mod := int(m.Int64())
+	accept := make([]bool, mod)
+	for rem := range accept {
+		ok := true
+		for _, k := range mults {
+			ok = ok && rem%int(k.Int64()) == 0
+		}
+		for _, s := range sets {
+			all := true
+			for _, d := range s {
+				all = all && rem%d == 0
+			}
+			ok = ok && !all
+		}
+		accept[rem] = ok
+	}
+	// Every condition is divisibility, which holds for -x as for x.
+	nat := fsm.And(natAny, fsm.Residues(mod, accept))
+	return fsm.Alt(nat, fsm.Cat(fsm.Lit("-"), fsm.Diff(nat, fsm.Lit("0")))), true
+}
+
+// smallRange reports whether [lo, hi] holds at most maxEnumMultiples
+// integers: their multiples are listed (intMultipleLang), which costs
+// less than a remainder automaton of a large modulus.
+func smallRange(lo, hi *big.Int) bool {
+	return lo != nil && hi != nil && new(big.Int).Sub(hi, lo).Cmp(big.NewInt(maxEnumMultiples)) < 0
+}
+
+// boundedExcls returns the exclusions of excls that have a bound (those
+// residueLang leaves out).
+func boundedExcls(excls []intExcl) []intExcl {
+	var out []intExcl
+	for _, e := range excls {
+		if e.lo != nil || e.hi != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// intMultiple matches the integers that are multiples of k (intMultipleLang).
 func (c *compiler) intMultiple(r *ir, k *big.Int, lo, hi *big.Int) (*fsm.Node, error) {
 	if n, ok := intMultipleLang(k, lo, hi); ok {
 		return n, nil
 	}
-	if err := c.unsupportedKw(r.ptr+"/multipleOf", "multipleOf", "multipleOf "+k.String()+" needs a divisor of 1000 or a range of at most 1000 multiples"); err != nil {
+	if err := c.unsupportedKw(r.ptr+"/multipleOf", "multipleOf", "multipleOf "+k.String()+" is over "+strconv.Itoa(fsm.MaxModulus)+" (a remainder automaton of a state per remainder) and its range holds more than "+strconv.Itoa(maxEnumMultiples)+" multiples"); err != nil {
 		return nil, err
 	}
 	return jsonInt, nil
 }
 
 // intMultipleLang is the canonical decimals of the multiples of k (> 1)
-// in [lo, hi] (nil: unbounded), where the language is exact: k divides
-// 1000 (a suffix test), or the range holds at most maxEnumMultiples
-// multiples (a list). ok is false otherwise: a general divisor needs a
-// remainder automaton.
+// in [lo, hi] (nil: unbounded): by the last j digits when k divides 10^j
+// (j ≤ 3), else by a remainder automaton (fsm.Multiple) when k is at most
+// fsm.MaxModulus, else by listing them when the range holds at most
+// maxEnumMultiples. ok is false otherwise.
 func intMultipleLang(k *big.Int, lo, hi *big.Int) (*fsm.Node, bool) {
 	pow := big.NewInt(1)
 	for j := 1; j <= 3; j++ {
@@ -200,6 +318,11 @@ func intMultipleLang(k *big.Int, lo, hi *big.Int) (*fsm.Node, bool) {
 		}
 		long := fsm.Cat(nzDigit, digits, trie(suffix))
 		nat := fsm.Alt(trie(short), long)
+		return fsm.Alt(nat, fsm.Cat(fsm.Lit("-"), fsm.Diff(nat, fsm.Lit("0")))), true
+	}
+	if k.IsInt64() && k.Int64() <= fsm.MaxModulus {
+		// A remainder automaton on the digits (a state per remainder).
+		nat := fsm.And(natAny, fsm.Multiple(int(k.Int64())))
 		return fsm.Alt(nat, fsm.Cat(fsm.Lit("-"), fsm.Diff(nat, fsm.Lit("0")))), true
 	}
 	if lo != nil && hi != nil {

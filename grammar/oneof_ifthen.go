@@ -314,6 +314,11 @@ func negateIn(root, cond *value, depth int, keys *[]string, mode negMode) (*valu
 			} else {
 				alts = append(alts, family(fam, "min"+k[3:], number(n+1)))
 			}
+		case "multipleOf":
+			// The numbers that are not multiples: exact where the
+			// record writes only integers (applyNots refuses it
+			// elsewhere, which fails this rewrite, not the schema).
+			alts = append(alts, family("number", "not", object(k, x)))
 		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
 			if x.k == kBool { // draft-04 modifier, read with minimum/maximum
 				continue

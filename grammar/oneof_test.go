@@ -12,6 +12,10 @@ import (
 
 // oneOfTests exercise the exact rewrites of overlapping oneOf branches.
 var oneOfTests = []langTest{
+	{"multiples", `{"oneOf":[{"type":"integer","multipleOf":2},{"type":"integer","multipleOf":3}]}`,
+		[]string{`2`, `3`, `4`, `9`, `-2`, `10`}, []string{`6`, `0`, `12`, `1`, `5`, `-6`}},
+	{"multiples-and-bounds", `{"type":"integer","oneOf":[{"multipleOf":7},{"minimum":10}]}`,
+		[]string{`7`, `-7`, `0`, `10`, `13`, `15`}, []string{`14`, `21`, `70`, `1`, `9`}},
 	{"presence-two", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"},"c":{"type":"number"}},"oneOf":[{"required":["a"]},{"required":["b"]}]}`,
 		[]string{`{"a":"x"}`, `{"b":"y"}`, `{"a":"x","c":1}`, `{"b":"y","c":1,"z":null}`},
 		[]string{`{"a":"x","b":"y"}`, `{}`, `{"c":1}`, `{"b":"y","a":"x"}`, `null`}},
@@ -154,7 +158,7 @@ func TestOneOfOverlapRefused(t *testing.T) {
 	tests := []string{
 		`{"oneOf":[{"type":"number"},{"enum":[1,2]}]}`,                                            // 1.0 cannot be excluded from numbers
 		`{"oneOf":[{"type":"string","format":"uri-reference"},{"type":"string","pattern":"^2"}]}`, // a format without an envelope is not negated
-		`{"oneOf":[{"type":"integer","multipleOf":2},{"type":"integer","multipleOf":3}]}`,         // nor multipleOf
+		`{"oneOf":[{"type":"number","minimum":0},{"type":"number","multipleOf":0.5}]}`,            // nor multipleOf where numbers have fractions
 		`{"oneOf":[{"required":["a"]},{"enum":[[1]]},{"type":"array"}]}`,                          // [1] cannot be excluded from arrays
 	}
 	for _, s := range tests {
@@ -317,7 +321,7 @@ func TestNegateIf(t *testing.T) {
 		{`{"minimum":0,"maximum":9}`, `{"anyOf":[{"type":"number","exclusiveMaximum":0},{"type":"number","exclusiveMinimum":9}]}`},
 		{`{"$schema":"http://json-schema.org/draft-04/schema#","minimum":1,"exclusiveMinimum":true}`, `{"type":"number","maximum":1}`},
 		{`{"$schema":"http://json-schema.org/draft-04/schema#","maximum":1}`, `{"type":"number","minimum":1,"exclusiveMinimum":true}`},
-		{`{"multipleOf":2}`, ""},
+		{`{"multipleOf":2}`, `{"type":"number","not":{"multipleOf":2}}`},
 		{`{"allOf":[{"required":["a"]},{"type":"string"}]}`, `{"anyOf":[{"type":"object","not":{"required":["a"]}},{"not":{"type":"string"}}]}`},
 		{`{"anyOf":[{"const":1},{"const":2}]}`, `{"allOf":[{"not":{"const":1}},{"not":{"const":2}}]}`},
 		{`{"not":{"type":"null"}}`, `{"type":"null"}`},

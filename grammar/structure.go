@@ -580,7 +580,7 @@ func (c *compiler) applyNots(r *ir) (*ir, excl, error) {
 		}
 		r.types &^= remove
 		if numCons && r.types&tNum != 0 && n.types&tNum != 0 {
-			if msg := c.excludeNumbers(r, n, &ex); msg != "" {
+			if msg := c.excludeNumbers(r, n, ns.ptr, &ex); msg != "" {
 				if err := fail(msg); err != nil {
 					return nil, ex, err
 				}
@@ -842,13 +842,14 @@ func (c *compiler) cannotHave(r *ir, name string) bool {
 	return false
 }
 
-// excludeNumbers records in ex what not n removes from r's numbers (n
-// has bounds or multipleOf): without multipleOf, n's interval, when n
-// holds for every number in it (n is not integer-only) or r writes only
-// integers; with multipleOf, n's integers in canonical decimal, when r
-// writes only integers (each value one way, so the difference is exact)
-// and each divisor has an exact language. Otherwise it returns why not.
-func (c *compiler) excludeNumbers(r, n *ir, ex *excl) string {
+// excludeNumbers records in ex what not n (at ptr) removes from r's
+// numbers (n has bounds or multipleOf): without multipleOf, n's interval,
+// when n holds for every number in it (n is not integer-only) or r writes
+// only integers; with multipleOf, on a record that writes only integers
+// (each value one way, so the difference is exact), n's multiples in n's
+// interval (numberNode decides how: residueLang, exclLang). Otherwise it
+// returns why not.
+func (c *compiler) excludeNumbers(r, n *ir, ptr string, ex *excl) string {
 	intOnly := intOnlyNumbers(r)
 	if intOnly && n.types&tInt == 0 {
 		return "" // n holds for no integer: it removes nothing
@@ -863,22 +864,20 @@ func (c *compiler) excludeNumbers(r, n *ir, ex *excl) string {
 	if !intOnly {
 		return "not with multipleOf is exact only where every number is an integer"
 	}
-	lo, hi := intBounds(tighterLo(r.lo, n.lo), tighterHi(r.hi, n.hi))
-	out := intRange(intBounds(n.lo, n.hi))
+	e := intExcl{ptr: ptr}
+	e.lo, e.hi = intBounds(n.lo, n.hi)
 	for _, m := range n.mult {
 		// An integer is a multiple of p/q (lowest terms) exactly when
 		// it is a multiple of p.
-		k := new(big.Int).Abs(m.Num())
-		if k.Cmp(bigOne) == 0 {
-			continue
+		if k := new(big.Int).Abs(m.Num()); k.Cmp(bigOne) != 0 {
+			e.divs = append(e.divs, k)
 		}
-		mn, ok := intMultipleLang(k, lo, hi)
-		if !ok {
-			return "not multipleOf " + m.RatString() + " needs a divisor of 1000 or a range of at most 1000 multiples"
-		}
-		out = fsm.And(out, mn)
 	}
-	ex.ints = append(ex.ints, out)
+	if len(e.divs) == 0 {
+		ex.ranges = append(ex.ranges, numRange{n.lo, n.hi}) // every integer is a multiple
+	} else {
+		ex.ints = append(ex.ints, e)
+	}
 	return ""
 }
 
