@@ -47,13 +47,17 @@ func (c *compiler) numberNode(r *ir, ex excl) (*fsm.Node, error) {
 			}
 		default:
 			f, ok := fracMultiple(m)
-			if !ok {
-				if err := c.unsupportedKw(r.ptr+"/multipleOf", "multipleOf", "multipleOf "+m.RatString()+" is supported only as an integer, a power of ten (0.1, 0.01, ...) or a decimal whose digits divide a power of ten (0.25, 0.05, ...)"); err != nil {
-					return nil, err
-				}
+			if ok {
+				fracMults = append(fracMults, fsm.Cat(fsm.Opt(fsm.Lit("-")), natAny, f))
 				continue
 			}
-			fracMults = append(fracMults, f)
+			if rm, ok := ratMultiple(m); ok {
+				fracMults = append(fracMults, rm)
+				continue
+			}
+			if err := c.unsupportedKw(r.ptr+"/multipleOf", "multipleOf", "multipleOf "+m.RatString()+" needs a denominator of at most "+strconv.Itoa(maxRatDenominator)+" and a numerator of at most "+strconv.Itoa(fsm.MaxModulus)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	var n *fsm.Node
@@ -114,9 +118,71 @@ func (c *compiler) numberNode(r *ir, ex excl) (*fsm.Node, error) {
 		n = fsm.And(n, fracOnly)
 	}
 	for _, f := range fracMults {
-		n = fsm.And(n, fsm.Cat(fsm.Opt(fsm.Lit("-")), natAny, f))
+		n = fsm.And(n, f)
 	}
 	return n, nil
+}
+
+// maxRatDenominator bounds q in ratMultiple: a language alternative per
+// fraction j/q.
+const maxRatDenominator = 1000
+
+// ratMultiple returns the exponent-free numbers that are multiples of
+// m = p/q (lowest terms, m > 0): x = I + F (integer part, fraction) is
+// one exactly when qF is an integer j (F = j/q, which must be a finite
+// decimal) and qI + j ≡ 0 (mod p), that is I ≡ -j·q⁻¹ (mod p), a
+// remainder automaton on I's digits (fsm.Residues). So 2.5 = 5/2 takes
+// 0, 2.5, 5, 7.5: I ≡ 0 (mod 5) with no fraction, I ≡ 2 with .5. ok is
+// false past maxRatDenominator or fsm.MaxModulus, or for m ≤ 0.
+func ratMultiple(m *big.Rat) (*fsm.Node, bool) {
+	if m.Sign() <= 0 || !m.Num().IsInt64() || !m.Denom().IsInt64() {
+		return nil, false
+	}
+	p, q := m.Num().Int64(), m.Denom().Int64()
+	if p > fsm.MaxModulus || q > maxRatDenominator {
+		return nil, false
+	}
+	var qinv int64 // q⁻¹ mod p (gcd(p, q) = 1); any value when p = 1
+	if p > 1 {
+		qinv = new(big.Int).ModInverse(big.NewInt(q%p), big.NewInt(p)).Int64()
+	}
+	zeros := fsm.Star(fsm.Lit("0"))
+	var alts []*fsm.Node
+	for j := int64(0); j < q; j++ {
+		frac, ok := finiteFraction(j, q)
+		if !ok {
+			continue
+		}
+		rem := (p - (j%p)*qinv%p) % p
+		accept := make([]bool, p)
+		accept[rem] = true
+		intPart := fsm.And(natAny, fsm.Residues(int(p), accept))
+		var f *fsm.Node
+		if j == 0 {
+			f = fsm.Opt(fsm.Cat(fsm.Lit("."), fsm.Plus(fsm.Lit("0"))))
+		} else {
+			f = fsm.Cat(fsm.Lit("."+frac), zeros)
+		}
+		alts = append(alts, fsm.Cat(intPart, f))
+	}
+	// x and -x are multiples together.
+	nat := fsm.Alt(alts...)
+	return fsm.Cat(fsm.Opt(fsm.Lit("-")), nat), true
+}
+
+// finiteFraction returns the decimal digits of j/q (0 ≤ j < q) after the
+// point, shortest form ("" for 0), when j/q is a finite decimal.
+func finiteFraction(j, q int64) (string, bool) {
+	var b strings.Builder
+	for r, n := j, 0; r != 0; n++ {
+		if n >= 64 {
+			return "", false // q has a prime factor other than 2 and 5
+		}
+		r *= 10
+		b.WriteByte(byte('0' + r/q))
+		r %= q
+	}
+	return b.String(), true
 }
 
 // fracMultiple returns the fraction part (after the integer digits) of the
