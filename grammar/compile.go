@@ -477,6 +477,9 @@ type excl struct {
 	// ints are the multiples removed from a record whose numbers are
 	// all integers (not with multipleOf).
 	ints []intExcl
+	// decs are the multiples removed from a record whose numbers have
+	// fractions (not with multipleOf), written without exponent.
+	decs []decExcl
 }
 
 // emitLeaf builds the node of a record with no anyOf/oneOf left.

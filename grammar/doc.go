@@ -38,7 +38,7 @@
 //     nested free-form levels are wrapped in fsm.Defer: a lazy constraint
 //     builds them when a generation first reaches them, so neither the
 //     depth nor the size of a schema is paid for before the first mask.
-//   - Numbers with bounds or multipleOf are written without an exponent;
+//   - Numbers with bounds, multipleOf or a not of those are written without an exponent;
 //     integers are written without a fraction or exponent and never as -0.
 //   - Whitespace between tokens is bounded (Options.MaxWhitespace).
 //   - maxLength above Options.MaxStringLength (256) on a string with a
@@ -73,9 +73,10 @@
 //     pattern, with a failing value) and local $ref, to a bounded depth.
 //     not on leaf schemas keeps its direct
 //     construction (complemented string languages, excluded values,
-//     numeric intervals subtracted from the number's interval, and on
-//     integers the multiples a not's multipleOf names, where that
-//     divisor has an exact language as below).
+//     numeric intervals subtracted from the number's interval, and the
+//     multiples a not's multipleOf names: on integers in canonical
+//     decimal, elsewhere in every exponent-free spelling, the record
+//     then written without exponent).
 //   - An enum/const next to a keyword the ordinary path refuses is decided
 //     value by value (finite.go): each value is checked with
 //     santhosh-tekuri/jsonschema against the schema locations it came from,
@@ -105,14 +106,13 @@
 // enum/const at the same place makes the language finite: uniqueItems
 // (unless maxItems ≤ 1 or the items are finite, as above), two contains on one array, maxContains whose
 // contains schema has no exact negation, unknown formats, unevaluatedItems,
-// $dynamicRef/$recursiveRef, multipleOf that is neither an integer, a
-// power of ten, nor a decimal a/10^k whose a divides 10^j for some j ≤ k
-// (0.25, 0.05 and 0.125 are exact on the fraction digits; on integers a
-// fraction p/q is multipleOf p), an integer multipleOf k that does not
-// divide 1000 over more than 1,000 multiples (a remainder automaton, not
-// built), if/then/else and not whose negation is not exact (format,
-// multipleOf on non-integers, tuple items), oneOf that can be neither
-// proven disjoint nor rewritten.
+// $dynamicRef/$recursiveRef, multipleOf p/q (lowest terms) with p over
+// 65,536 or q over 1,000 (a multiple of p/q is I + j/q with the integer
+// part I ≡ -j·q⁻¹ mod p: a remainder automaton on I's digits,
+// fsm.Residues; on integers p/q is multipleOf p; divisors of 1000 are a
+// suffix test, several divisors one automaton modulo their lcm),
+// if/then/else and not whose negation is not exact (format, tuple
+// items), oneOf that can be neither proven disjoint nor rewritten.
 //
 // Invalid in every mode, lenient included (CodeBadPattern, CodeInvalidSchema):
 // a pattern that is not an ECMA-262 regex at all (such as "("; a valid one

@@ -111,6 +111,24 @@ func (c *compiler) numberNode(r *ir, ex excl) (*fsm.Node, error) {
 	} else {
 		n = jsonNum
 	}
+	if len(ex.decs) > 0 {
+		// The multiples are subtracted in exponent-free form, so only
+		// that form is written (5e0 would survive not multipleOf 5).
+		n = fsm.And(n, expFree)
+		var out []*fsm.Node
+		for _, e := range ex.decs {
+			l, err := c.decExclLang(e)
+			if err != nil {
+				return nil, err
+			}
+			if l != nil {
+				out = append(out, l)
+			}
+		}
+		if len(out) > 0 {
+			n = fsm.Diff(n, fsm.Alt(out...))
+		}
+	}
 	if r.types&tInt == 0 {
 		// Only non-integers (a number minus integer, for instance): plain
 		// decimals with a non-zero fraction digit. Exponent forms, some
@@ -121,6 +139,53 @@ func (c *compiler) numberNode(r *ir, ex excl) (*fsm.Node, error) {
 		n = fsm.And(n, f)
 	}
 	return n, nil
+}
+
+// expFree is the JSON numbers written without exponent.
+var expFree = fsm.Cat(fsm.Opt(fsm.Lit("-")), natAny, fracAny)
+
+// negZero is the exponent-free spellings of 0 with a minus sign.
+var negZero = fsm.Cat(fsm.Lit("-0"), fsm.Opt(fsm.Cat(fsm.Lit("."), fsm.Plus(fsm.Lit("0")))))
+
+// decExcl is what a not with multipleOf removes from numbers that have
+// fractions: the numbers in the not's interval that are multiples of
+// every divisor. ptr is the not's.
+type decExcl struct {
+	lo, hi *bound
+	mults  []*big.Rat
+	ptr    string
+}
+
+// decExclLang is the exponent-free texts e removes: every spelling of each
+// such value (trailing zeros, -0), which the multiple languages hold. A
+// divisor without one is refused (in lenient mode, warned and the
+// exclusion dropped: nil).
+func (c *compiler) decExclLang(e decExcl) (*fsm.Node, error) {
+	out := expFree
+	if e.lo != nil || e.hi != nil {
+		d, ok := decRange(e.lo, e.hi)
+		if !ok {
+			return nil, errorf(CodeTooLarge, e.ptr, "minimum", "numeric bound needs more than %d digits", maxDigit)
+		}
+		out = d
+		if (numRange{e.lo, e.hi}).holdsZero() {
+			// decRange writes 0 only as 0 (0.0, …); the record may
+			// write it -0 too.
+			out = fsm.Alt(out, negZero)
+		}
+	}
+	for _, m := range e.mults {
+		var ml *fsm.Node
+		if f, ok := fracMultiple(m); ok {
+			ml = fsm.Cat(fsm.Opt(fsm.Lit("-")), natAny, f)
+		} else if rm, ok := ratMultiple(m); ok {
+			ml = rm
+		} else {
+			return nil, c.unsupportedKw(e.ptr, "not", "not multipleOf "+m.RatString()+" needs a denominator of at most "+strconv.Itoa(maxRatDenominator)+" and a numerator of at most "+strconv.Itoa(fsm.MaxModulus))
+		}
+		out = fsm.And(out, ml)
+	}
+	return out, nil
 }
 
 // maxRatDenominator bounds q in ratMultiple: a language alternative per

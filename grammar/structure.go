@@ -862,7 +862,11 @@ func (c *compiler) excludeNumbers(r, n *ir, ptr string, ex *excl) string {
 		return ""
 	}
 	if !intOnly {
-		return "not with multipleOf is exact only where every number is an integer"
+		if n.types&tNum != tNum {
+			return "not of integers with multipleOf is exact only where every number is an integer"
+		}
+		ex.decs = append(ex.decs, decExcl{lo: n.lo, hi: n.hi, mults: n.mult, ptr: ptr})
+		return ""
 	}
 	e := intExcl{ptr: ptr}
 	e.lo, e.hi = intBounds(n.lo, n.hi)
@@ -891,6 +895,21 @@ func (iv numRange) empty() bool {
 	}
 	c := iv.lo.r.Cmp(iv.hi.r)
 	return c > 0 || c == 0 && (iv.lo.excl || iv.hi.excl)
+}
+
+// holdsZero reports whether 0 lies in the interval.
+func (iv numRange) holdsZero() bool {
+	if iv.lo != nil {
+		if c := iv.lo.r.Sign(); c > 0 || c == 0 && iv.lo.excl {
+			return false
+		}
+	}
+	if iv.hi != nil {
+		if c := iv.hi.r.Sign(); c < 0 || c == 0 && iv.hi.excl {
+			return false
+		}
+	}
+	return true
 }
 
 // subtractRange removes e from each interval of ivs: what lies below e
