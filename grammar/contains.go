@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"strconv"
 	"strings"
 
 	"conform/fsm"
@@ -63,11 +64,18 @@ const maxContainsCount = 64
 // bounds after MaxArrayItems.
 func (c *compiler) containsArray(r *ir, elem func(int) *fsm.Node, minI, maxI int) (*fsm.Node, error) {
 	ck := r.contains[0]
+	distinct := []containsKw{ck}
 	for _, o := range r.contains[1:] {
 		if o.min != ck.min || o.max != ck.max || o.s.ptr != ck.s.ptr && !equalValues(o.s.v, ck.s.v) {
-			if err := c.unsupportedKw(o.s.ptr, "contains", "two contains keywords on one array (through allOf or $ref) are not supported"); err != nil {
-				return nil, err
-			}
+			distinct = append(distinct, o)
+		}
+	}
+	if len(distinct) > 1 {
+		if n, ok, err := c.containsEach(r, distinct, elem, minI, maxI); ok || err != nil {
+			return n, err
+		}
+		if err := c.unsupportedKw(distinct[1].s.ptr, "contains", "two contains keywords on one array (through allOf or $ref) are supported only as at least one match each (no minContains above 1, no maxContains), at most "+strconv.Itoa(maxContainsEach)+" of them"); err != nil {
+			return nil, err
 		}
 	}
 	minC, maxC := ck.min, ck.max
@@ -204,6 +212,147 @@ func (c *compiler) containsArray(r *ir, elem func(int) *fsm.Node, minI, maxI int
 		return body, nil
 	}
 	return fsm.Cat(fsm.Lit("["), c.ws, body, c.ws, fsm.Lit("]")), nil
+}
+
+// maxContainsEach bounds the contains keywords containsEach combines: the
+// automaton tracks which of them an item has matched so far (a subset),
+// and each element may match any non-empty subset at once.
+const maxContainsEach = 4
+
+// containsEach builds the arrays of r for several contains keywords that
+// each ask for at least one matching item (no maxContains: what ¬items
+// writes, through a oneOf's negations): the elements in order, each either
+// plain or counted for a non-empty subset T of the keywords (its schema
+// with every C in T), and the array accepted once every keyword is
+// counted. An item matching two keywords may count for both, so [x] can
+// satisfy C1 and C2. ok is false when the keywords are not of that kind.
+func (c *compiler) containsEach(r *ir, cks []containsKw, elem func(int) *fsm.Node, minI, maxI int) (*fsm.Node, bool, error) {
+	if len(cks) > maxContainsEach {
+		return nil, false, nil
+	}
+	for _, ck := range cks {
+		if ck.min != 1 || ck.max >= 0 && (maxI < 0 || ck.max < maxI) {
+			return nil, false, nil
+		}
+	}
+	k := len(r.prefix)
+	schemas := func(j int) []sref {
+		if j < k {
+			return r.prefix[j]
+		}
+		if r.itemsSet {
+			return r.items
+		}
+		return nil
+	}
+	full := 1<<len(cks) - 1
+	// counted[j][T]: element j (k for every j ≥ k) matching every
+	// keyword in T.
+	counted := make([][]*fsm.Node, k+1)
+	for j := range counted {
+		counted[j] = make([]*fsm.Node, full+1)
+		for t := 1; t <= full; t++ {
+			list := append([]sref(nil), schemas(j)...)
+			for i, ck := range cks {
+				if t&(1<<i) != 0 {
+					list = append(list, ck.s)
+				}
+			}
+			n, err := c.emitList(list, cks[0].s.ptr)
+			if err != nil {
+				return nil, false, err
+			}
+			counted[j][t] = fsm.Defer(n)
+		}
+	}
+	// step(j, seen, pre) is element j, separated by pre, plain or counted
+	// for a subset that adds to seen, followed by next(j+1, seen').
+	step := func(j, seen int, pre *fsm.Node, next func(int) (*fsm.Node, error)) (*fsm.Node, error) {
+		at := min(j, k)
+		var alts []*fsm.Node
+		for t := 1; t <= full; t++ {
+			if t&^seen == 0 {
+				continue // adds nothing: the plain element covers it
+			}
+			x, err := next(seen | t)
+			if err != nil {
+				return nil, err
+			}
+			alts = append(alts, fsm.Cat(counted[at][t], x))
+		}
+		x, err := next(seen)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, fsm.Cat(elem(at), x))
+		return fsm.Cat(pre, fsm.Alt(alts...)), nil
+	}
+	capJ := max(k, minI, 1)
+	tails := map[int]*fsm.Node{}
+	var tail func(seen int) (*fsm.Node, error)
+	tail = func(seen int) (*fsm.Node, error) {
+		if x, ok := tails[seen]; ok {
+			return x, nil
+		}
+		if seen == full {
+			x := fsm.Star(fsm.Cat(c.sep, elem(k)))
+			tails[seen] = x
+			return x, nil
+		}
+		// Plain elements loop; a counted one moves to a larger set.
+		var alts []*fsm.Node
+		for t := 1; t <= full; t++ {
+			if t&^seen == 0 {
+				continue
+			}
+			x, err := tail(seen | t)
+			if err != nil {
+				return nil, err
+			}
+			alts = append(alts, fsm.Cat(c.sep, counted[k][t], x))
+		}
+		x := fsm.Cat(fsm.Star(fsm.Cat(c.sep, elem(k))), fsm.Alt(alts...))
+		tails[seen] = x
+		return x, nil
+	}
+	type key struct{ j, seen int }
+	memo := map[key]*fsm.Node{}
+	var rest func(j, seen int) (*fsm.Node, error)
+	rest = func(j, seen int) (*fsm.Node, error) {
+		if maxI < 0 && j >= capJ {
+			return tail(seen)
+		}
+		kk := key{j, seen}
+		if x, ok := memo[kk]; ok {
+			return x, nil
+		}
+		var alts []*fsm.Node
+		if j >= minI && seen == full {
+			alts = append(alts, fsm.Empty())
+		}
+		if maxI < 0 || j < maxI {
+			pre := fsm.Empty()
+			if j > 0 {
+				pre = c.sep
+			}
+			x, err := step(j, seen, pre, func(s int) (*fsm.Node, error) { return rest(j+1, s) })
+			if err != nil {
+				return nil, err
+			}
+			alts = append(alts, x)
+		}
+		x := fsm.Alt(alts...)
+		memo[kk] = x
+		return x, nil
+	}
+	body, err := rest(0, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	if body.Op == fsm.OpNoMatch {
+		return body, true, nil
+	}
+	return fsm.Cat(fsm.Lit("["), c.ws, body, c.ws, fsm.Lit("]")), true, nil
 }
 
 // negatedElements compiles, for each of the n element positions, the

@@ -104,7 +104,7 @@
 //
 // Refused in strict mode (warning and ignored in lenient mode) unless an
 // enum/const at the same place makes the language finite: uniqueItems
-// (unless maxItems ≤ 1 or the items are finite, as above), two contains on one array, maxContains whose
+// (unless maxItems ≤ 1 or the items are finite, as above), several contains on one array beyond at least one match each (at most 4: a subset of them matched so far), maxContains whose
 // contains schema has no exact negation, unknown formats, unevaluatedItems,
 // $dynamicRef/$recursiveRef, multipleOf p/q (lowest terms) with p over
 // 65,536 or q over 1,000 (a multiple of p/q is I + j/q with the integer
