@@ -92,15 +92,7 @@ func (c *compiler) containsArray(r *ir, elem func(int) *fsm.Node, minI, maxI int
 		return fsm.NoMatch(), nil
 	}
 	k := len(r.prefix)
-	schemas := func(j int) []sref {
-		if j < k {
-			return r.prefix[j]
-		}
-		if r.itemsSet {
-			return r.items
-		}
-		return nil
-	}
+	schemas := r.elementSchemas
 	type lang struct{ counted, other *fsm.Node }
 	langs := make([]lang, k+1) // by position, k standing for every j ≥ k
 	for j := range langs {
@@ -214,6 +206,18 @@ func (c *compiler) containsArray(r *ir, elem func(int) *fsm.Node, minI, maxI int
 	return fsm.Cat(fsm.Lit("["), c.ws, body, c.ws, fsm.Lit("]")), nil
 }
 
+// elementSchemas returns the schemas element j of r's arrays must satisfy:
+// its prefixItems entry, else items (none: any value).
+func (r *ir) elementSchemas(j int) []sref {
+	if j < len(r.prefix) {
+		return r.prefix[j]
+	}
+	if r.itemsSet {
+		return r.items
+	}
+	return nil
+}
+
 // maxContainsEach bounds the contains keywords containsEach combines: the
 // automaton tracks which of them an item has matched so far (a subset),
 // and each element may match any non-empty subset at once.
@@ -236,15 +240,7 @@ func (c *compiler) containsEach(r *ir, cks []containsKw, elem func(int) *fsm.Nod
 		}
 	}
 	k := len(r.prefix)
-	schemas := func(j int) []sref {
-		if j < k {
-			return r.prefix[j]
-		}
-		if r.itemsSet {
-			return r.items
-		}
-		return nil
-	}
+	schemas := r.elementSchemas
 	full := 1<<len(cks) - 1
 	// counted[j][T]: element j (k for every j ≥ k) matching every
 	// keyword in T.
