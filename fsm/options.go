@@ -65,13 +65,9 @@ type Options struct {
 const (
 	// DefaultMaxNFAStates bounds the Thompson NFA. A JSON object with a few
 	// hundred leaf values and bounded strings needs tens of thousands of NFA
-	// states; 1M states are about 40 MB and take ~100 ms to build. A lazy
-	// constraint grows its NFA as a generation reaches new parts, so the
-	// bound is also how long an output over a large schema may get: on
-	// MaskBench two valid instances of 4,900 and 5,900 tokens over the
-	// largest schemas (detekt, Github_ultra o80235) reach just over 1M
-	// states. 2M states are about 80 MB, spent over the generation.
-	DefaultMaxNFAStates = 2_000_000
+	// states; 1M states are about 40 MB and take ~100 ms to build, which is
+	// the most one request may spend before determinization even starts.
+	DefaultMaxNFAStates = 1_000_000
 
 	// DefaultMaxDFAStates bounds every DFA built (subset construction,
 	// products, complements). llguidance caps its lexer at 250k states; at
