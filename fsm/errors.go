@@ -38,7 +38,7 @@ const (
 	ErrInvalidUTF8                       // the pattern text is not valid UTF-8
 	ErrNestingDepth                      // groups nested deeper than the parse limit
 	ErrUnsupported                       // a construct no regular engine can honour (lookaround, backreference, \b, inner anchors, flags)
-	ErrTooManyNFAStates                  // the NFA grew past Options.MaxNFAStates
+	ErrTooManyNFAStates                  // the NFA grew past Options.MaxNFAStates (a lazy constraint's, past lazyNFAGrowth times it)
 	ErrTooManyDFAStates                  // determinization or a product grew past Options.MaxDFAStates
 	ErrTooMuchWork                       // determinization processed more NFA-set elements than Options.MaxWork
 	ErrRepeatTooLarge                    // a repeat count exceeds Options.MaxRepeat

@@ -117,6 +117,10 @@ func CompileConstraint(ctx context.Context, n *Node, ti *TokenIndex, opts Option
 	var comp *compiler
 	if m.b != nil {
 		comp = c
+		// The compile was held to MaxNFAStates; what generations reach
+		// later may grow the NFA further (lazyNFAGrowth).
+		m.b.limit = lazyNFAGrowth * c.opts.MaxNFAStates
+		m.maxStates = m.b.limit
 	}
 	return newLazyConstraint(m, comp, ti, c.opts, copts)
 }

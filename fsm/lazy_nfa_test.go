@@ -322,10 +322,11 @@ func TestPrebuild(t *testing.T) {
 	// A deferred operand too large for the NFA budget, deeper than the
 	// first mask looks: the prebuild fails and is dropped, the constraint
 	// compiles, the branch without the operand works, and the one that
-	// reaches it fails with the NFA budget's error.
+	// reaches it fails with the NFA budget's error (past lazyNFAGrowth
+	// times MaxNFAStates: the operand needs over 9,000 states).
 	ti := tokCl100kIndex(t)
 	long := "c" + strings.Repeat("9", 40)
-	n := Alt(Lit("ab"), Cat(Lit(long), Defer(mustParse(t, `[a-z]{0,3000}`))))
+	n := Alt(Lit("ab"), Cat(Lit(long), Defer(mustParse(t, `[a-z]{0,9000}`))))
 	c, err := CompileConstraint(context.Background(), n, ti, Options{MaxNFAStates: 4000}, ConstraintOptions{})
 	if err != nil {
 		t.Fatalf("CompileConstraint = %v, want the constraint (the prebuild's error dropped)", err)
@@ -356,6 +357,41 @@ func TestPrebuild(t *testing.T) {
 	var fe *Error
 	if !errors.As(err, &fe) || fe.Code != ErrTooManyNFAStates {
 		t.Errorf("after %q: %v, want ErrTooManyNFAStates", long, err)
+	}
+}
+
+// TestLazyNFAGrowth: past its compile a lazy constraint's NFA may grow to
+// lazyNFAGrowth times MaxNFAStates. An operand of over 3,000 states (about
+// 1.7 a repetition) under a budget of 2,500 is built when a generation
+// reaches it, and works; the same operand outside a Defer is refused by
+// the compile.
+func TestLazyNFAGrowth(t *testing.T) {
+	ti := tokCl100kIndex(t)
+	long := "c" + strings.Repeat("9", 40)
+	body := mustParse(t, `[a-z]{0,2000}`)
+	opts := Options{MaxNFAStates: 2500}
+	c, err := CompileConstraint(context.Background(), Alt(Lit("ab"), Cat(Lit(long), Defer(body))), ti, opts, ConstraintOptions{})
+	if err != nil {
+		t.Fatalf("CompileConstraint = %v", err)
+	}
+	byteTok := func(b byte) TokenID { return TokenID(100277 + int(b)) } // cl100k's byte tokens
+	m := c.NewMatcher()
+	w := make([]uint64, ti.MaskWords())
+	for _, b := range []byte(long + "xyz") {
+		if err = m.FillMask(w); err == nil {
+			err = m.Accept(byteTok(b))
+		}
+		if err != nil {
+			t.Fatalf("at %q: %v", b, err)
+		}
+	}
+	if !m.IsAccepting() {
+		t.Errorf("%q not accepted", long+"xyz")
+	}
+	_, err = CompileConstraint(context.Background(), Alt(Lit("ab"), Cat(Lit(long), body)), ti, opts, ConstraintOptions{})
+	var fe *Error
+	if !errors.As(err, &fe) || fe.Code != ErrTooManyNFAStates {
+		t.Errorf("eager operand: %v, want ErrTooManyNFAStates from the compile", err)
 	}
 }
 

@@ -93,7 +93,7 @@ type nfa struct {
 	liveByConstruction bool
 	// b builds the NFA's lazy states on demand (nil when it has none).
 	b *builder
-	// maxStates is the most states the NFA may grow to (MaxNFAStates).
+	// maxStates is the most states the NFA may grow to (the builder's limit).
 	maxStates int
 	// sets holds the byte sets of nfaSet states (stamped copies share them).
 	sets []byteSet
@@ -165,8 +165,12 @@ type runeTemplate struct {
 // builder builds one NFA. The compiler it belongs to holds the budgets and
 // the DFAs of intersections and complements, which are shared across NFAs.
 type builder struct {
-	c     *compiler
-	m     *nfa
+	c *compiler
+	m *nfa
+	// limit is the NFA states allowed now: Options.MaxNFAStates while
+	// the compile builds, lazyNFAGrowth times it once a lazy constraint
+	// grows over generations (CompileConstraint raises it).
+	limit int
 	memo  map[memoKey]int32
 	tmpls map[*Node]*runeTemplate
 	// first builds of nodes built with many continuations (repeated
@@ -209,6 +213,7 @@ func newBuilder(c *compiler) *builder {
 	b := &builder{
 		c:     c,
 		m:     &nfa{states: make([]nfaState, 2, 64), maxStates: c.opts.MaxNFAStates},
+		limit: c.opts.MaxNFAStates,
 		memo:  make(map[memoKey]int32),
 		tmpls: make(map[*Node]*runeTemplate),
 		frags: make(map[*Node]*fragment),
@@ -219,8 +224,8 @@ func newBuilder(c *compiler) *builder {
 }
 
 func (b *builder) add(s nfaState) (int32, error) {
-	if len(b.m.states) >= b.c.opts.MaxNFAStates {
-		return 0, limitErr(ErrTooManyNFAStates, int64(b.c.opts.MaxNFAStates), int64(len(b.m.states)+1))
+	if len(b.m.states) >= b.limit {
+		return 0, limitErr(ErrTooManyNFAStates, int64(b.limit), int64(len(b.m.states)+1))
 	}
 	b.m.states = append(b.growStates(1), s)
 	return int32(len(b.m.states) - 1), nil
@@ -254,14 +259,14 @@ func (b *builder) byteState(lo, hi byte, next int32) (int32, error) {
 // growStates returns the NFA's states with room for n more: on the Go heap
 // or, once large, in a reservation for MaxNFAStates (reserve.go).
 func (b *builder) growStates(n int) []nfaState {
-	return growArray(b.m.states, n, b.c.opts.MaxNFAStates, keepUntil(b.m), true)
+	return growArray(b.m.states, n, b.limit, keepUntil(b.m), true)
 }
 
 // growEps returns the NFA's epsilon targets with room for n more: on the Go
 // heap or, once large, in a reservation for two targets per state (an NFA
 // with more doubles on the heap past it, as before).
 func (b *builder) growEps(n int) []int32 {
-	return growArray(b.m.eps, n, 2*b.c.opts.MaxNFAStates, keepUntil(b.m), true)
+	return growArray(b.m.eps, n, 2*b.limit, keepUntil(b.m), true)
 }
 
 // double returns s with room for n more elements, growing the capacity by
@@ -590,8 +595,8 @@ func stampedBy[K comparable](b *builder, frags *map[K]*fragment, key K, k int32,
 // stamp adds a copy of fragment f continuing at k and returns its start.
 func (b *builder) stamp(f *fragment, k int32) (int32, error) {
 	size := f.hi - f.lo
-	if len(b.m.states)+int(size) > b.c.opts.MaxNFAStates {
-		return 0, limitErr(ErrTooManyNFAStates, int64(b.c.opts.MaxNFAStates), int64(len(b.m.states))+int64(size))
+	if len(b.m.states)+int(size) > b.limit {
+		return 0, limitErr(ErrTooManyNFAStates, int64(b.limit), int64(len(b.m.states))+int64(size))
 	}
 	b.m.states = b.growStates(int(size))
 	b.m.eps = b.growEps(int(f.epsHi - f.epsLo))
@@ -634,8 +639,8 @@ func (b *builder) runes(n *Node, k int32) (int32, error) {
 		t = cachedRuneTemplate(n.Runes)
 		b.tmpls[n] = t
 	}
-	if len(b.m.states)+len(t.states) > b.c.opts.MaxNFAStates {
-		return 0, limitErr(ErrTooManyNFAStates, int64(b.c.opts.MaxNFAStates), int64(len(b.m.states)+len(t.states)))
+	if len(b.m.states)+len(t.states) > b.limit {
+		return 0, limitErr(ErrTooManyNFAStates, int64(b.limit), int64(len(b.m.states)+len(t.states)))
 	}
 	b.m.states = b.growStates(len(t.states))
 	base := int32(len(b.m.states))

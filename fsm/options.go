@@ -22,7 +22,7 @@ import (
 // builds must fail, if ever, for a reason that is the same for every
 // request (see "Budgets" in doc.go).
 type Options struct {
-	MaxNFAStates int           // states of one Thompson NFA (default DefaultMaxNFAStates)
+	MaxNFAStates int           // states of one Thompson NFA as compiled, twice that as a lazy constraint grows it (default DefaultMaxNFAStates)
 	MaxDFAStates int           // states of one subset-construction or product DFA (default DefaultMaxDFAStates)
 	MaxDFABytes  int           // transition-table bytes of one such DFA, states × classes × 4 (default DefaultMaxDFABytes)
 	MaxWork      int64         // sum of NFA-set sizes processed by one determinization (default DefaultMaxWork)
@@ -67,7 +67,17 @@ const (
 	// hundred leaf values and bounded strings needs tens of thousands of NFA
 	// states; 1M states are about 40 MB and take ~100 ms to build, which is
 	// the most one request may spend before determinization even starts.
+	// A lazy constraint's NFA may then grow to lazyNFAGrowth times the
+	// bound as generations reach new parts.
 	DefaultMaxNFAStates = 1_000_000
+
+	// lazyNFAGrowth is how far past MaxNFAStates a lazy constraint's NFA
+	// may grow after its compile: the compile refuses what is too large
+	// up front (a 1 MB const), while the parts generations reach add up
+	// over their length (on MaskBench the valid instances of 4,900 and
+	// 5,900 tokens over detekt and Github_ultra o80235 reach just over
+	// 1M states). 2M states are about 80 MB.
+	lazyNFAGrowth = 2
 
 	// DefaultMaxDFAStates bounds every DFA built (subset construction,
 	// products, complements). llguidance caps its lexer at 250k states; at
