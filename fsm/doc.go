@@ -128,8 +128,9 @@
 //	(?perm(S)(E)(M1)!(M2)…)  the members M1, M2, … in any order, each at
 //	              most once (! marks a required one), separated by S, with
 //	              any number of E items among them (fsm.Perm)
-//	(?mul{K})     the decimal digit strings ([0-9]+) whose value is a
-//	              multiple of K (fsm.Multiple)
+//	(?mod{M:R})   the decimal digit strings ([0-9]+) whose value modulo M
+//	              is a remainder listed in R, numbers and ranges such as
+//	              0,3-5 (fsm.Residues; fsm.Multiple(K) is (?mod{K:0}))
 //	x* x+ x?      repetition; x{m} x{m,} x{m,n} x{,n}; a trailing ? (lazy)
 //	              is accepted and ignored (same language)
 //	(x) (?:x)     grouping; (?P<name>x) and (?<name>x) too (no captures)

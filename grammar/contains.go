@@ -240,7 +240,6 @@ func (c *compiler) containsEach(r *ir, cks []containsKw, elem func(int) *fsm.Nod
 		}
 	}
 	k := len(r.prefix)
-	schemas := r.elementSchemas
 	full := 1<<len(cks) - 1
 	// counted[j][T]: element j (k for every j ≥ k) matching every
 	// keyword in T.
@@ -248,7 +247,7 @@ func (c *compiler) containsEach(r *ir, cks []containsKw, elem func(int) *fsm.Nod
 	for j := range counted {
 		counted[j] = make([]*fsm.Node, full+1)
 		for t := 1; t <= full; t++ {
-			list := append([]sref(nil), schemas(j)...)
+			list := append([]sref(nil), r.elementSchemas(j)...)
 			for i, ck := range cks {
 				if t&(1<<i) != 0 {
 					list = append(list, ck.s)
@@ -260,28 +259,6 @@ func (c *compiler) containsEach(r *ir, cks []containsKw, elem func(int) *fsm.Nod
 			}
 			counted[j][t] = fsm.Defer(n)
 		}
-	}
-	// step(j, seen, pre) is element j, separated by pre, plain or counted
-	// for a subset that adds to seen, followed by next(j+1, seen').
-	step := func(j, seen int, pre *fsm.Node, next func(int) (*fsm.Node, error)) (*fsm.Node, error) {
-		at := min(j, k)
-		var alts []*fsm.Node
-		for t := 1; t <= full; t++ {
-			if t&^seen == 0 {
-				continue // adds nothing: the plain element covers it
-			}
-			x, err := next(seen | t)
-			if err != nil {
-				return nil, err
-			}
-			alts = append(alts, fsm.Cat(counted[at][t], x))
-		}
-		x, err := next(seen)
-		if err != nil {
-			return nil, err
-		}
-		alts = append(alts, fsm.Cat(elem(at), x))
-		return fsm.Cat(pre, fsm.Alt(alts...)), nil
 	}
 	capJ := max(k, minI, 1)
 	tails := map[int]*fsm.Node{}
@@ -327,15 +304,30 @@ func (c *compiler) containsEach(r *ir, cks []containsKw, elem func(int) *fsm.Nod
 			alts = append(alts, fsm.Empty())
 		}
 		if maxI < 0 || j < maxI {
+			// Element j, plain or counted for a subset that adds to
+			// seen.
+			at := min(j, k)
+			var elems []*fsm.Node
+			for t := 1; t <= full; t++ {
+				if t&^seen == 0 {
+					continue // adds nothing: the plain element covers it
+				}
+				x, err := rest(j+1, seen|t)
+				if err != nil {
+					return nil, err
+				}
+				elems = append(elems, fsm.Cat(counted[at][t], x))
+			}
+			x, err := rest(j+1, seen)
+			if err != nil {
+				return nil, err
+			}
+			elems = append(elems, fsm.Cat(elem(at), x))
 			pre := fsm.Empty()
 			if j > 0 {
 				pre = c.sep
 			}
-			x, err := step(j, seen, pre, func(s int) (*fsm.Node, error) { return rest(j+1, s) })
-			if err != nil {
-				return nil, err
-			}
-			alts = append(alts, x)
+			alts = append(alts, fsm.Cat(pre, fsm.Alt(elems...)))
 		}
 		x := fsm.Alt(alts...)
 		memo[kk] = x

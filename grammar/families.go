@@ -46,16 +46,11 @@ func (c *compiler) numberNode(r *ir, ex excl) (*fsm.Node, error) {
 				intMults = append(intMults, k)
 			}
 		default:
-			f, ok := fracMultiple(m)
-			if ok {
-				fracMults = append(fracMults, fsm.Cat(fsm.Opt(fsm.Lit("-")), natAny, f))
+			if f, ok := decMultipleLang(m); ok {
+				fracMults = append(fracMults, f)
 				continue
 			}
-			if rm, ok := ratMultiple(m); ok {
-				fracMults = append(fracMults, rm)
-				continue
-			}
-			if err := c.unsupportedKw(r.ptr+"/multipleOf", "multipleOf", "multipleOf "+m.RatString()+" needs a denominator of at most "+strconv.Itoa(maxRatDenominator)+" and a numerator of at most "+strconv.Itoa(fsm.MaxModulus)); err != nil {
+			if err := c.unsupportedKw(r.ptr+"/multipleOf", "multipleOf", "multipleOf "+decMultipleLimits(m)); err != nil {
 				return nil, err
 			}
 		}
@@ -175,17 +170,41 @@ func (c *compiler) decExclLang(e decExcl) (*fsm.Node, error) {
 		}
 	}
 	for _, m := range e.mults {
-		var ml *fsm.Node
-		if f, ok := fracMultiple(m); ok {
-			ml = fsm.Cat(fsm.Opt(fsm.Lit("-")), natAny, f)
-		} else if rm, ok := ratMultiple(m); ok {
-			ml = rm
-		} else {
-			return nil, c.unsupportedKw(e.ptr, "not", "not multipleOf "+m.RatString()+" needs a denominator of at most "+strconv.Itoa(maxRatDenominator)+" and a numerator of at most "+strconv.Itoa(fsm.MaxModulus))
+		ml, ok := decMultipleLang(m)
+		if !ok {
+			return nil, c.unsupportedKw(e.ptr, "not", "not multipleOf "+decMultipleLimits(m))
 		}
 		out = fsm.And(out, ml)
 	}
 	return out, nil
+}
+
+// decMultipleLang is the exponent-free numbers that are multiples of m
+// (not an integer): by the fraction digits alone (fracMultiple), else by
+// a remainder automaton on the integer part (ratMultiple).
+func decMultipleLang(m *big.Rat) (*fsm.Node, bool) {
+	if f, ok := fracMultiple(m); ok {
+		return fsm.Cat(fsm.Opt(fsm.Lit("-")), natAny, f), true
+	}
+	return ratMultiple(m)
+}
+
+// decMultipleLimits says, after "multipleOf ", why decMultipleLang has no
+// language for m.
+func decMultipleLimits(m *big.Rat) string {
+	return m.RatString() + " needs a denominator of at most " + strconv.Itoa(maxRatDenominator) + " and a numerator of at most " + strconv.Itoa(fsm.MaxModulus)
+}
+
+// intMultipleLimits says, after "multipleOf ", why intMultipleLang has no
+// language for k.
+func intMultipleLimits(k *big.Int) string {
+	return k.String() + " is over " + strconv.Itoa(fsm.MaxModulus) + " (a remainder automaton has a state per remainder) and its range holds more than " + strconv.Itoa(maxEnumMultiples) + " multiples"
+}
+
+// signedInts is the integers whose absolute value nat writes (0 once,
+// never -0).
+func signedInts(nat *fsm.Node) *fsm.Node {
+	return fsm.Alt(nat, fsm.Cat(fsm.Lit("-"), fsm.Diff(nat, fsm.Lit("0"))))
 }
 
 // maxRatDenominator bounds q in ratMultiple: a language alternative per
@@ -331,8 +350,7 @@ func (c *compiler) exclLang(e intExcl, lo, hi *big.Int) (*fsm.Node, error) {
 	for _, d := range e.divs {
 		mn, ok := intMultipleLang(d, l, h)
 		if !ok {
-			msg := "not multipleOf " + d.String() + " is over " + strconv.Itoa(fsm.MaxModulus) + " and its range holds more than " + strconv.Itoa(maxEnumMultiples) + " multiples"
-			return nil, c.unsupportedKw(e.ptr, "not", msg)
+			return nil, c.unsupportedKw(e.ptr, "not", "not multipleOf "+intMultipleLimits(d))
 		}
 		out = fsm.And(out, mn)
 	}
@@ -393,7 +411,7 @@ func residueLang(mults []*big.Int, excls []intExcl) (*fsm.Node, bool) {
 	}
 	// Every condition is divisibility, which holds for -x as for x.
 	nat := fsm.And(natAny, fsm.Residues(mod, accept))
-	return fsm.Alt(nat, fsm.Cat(fsm.Lit("-"), fsm.Diff(nat, fsm.Lit("0")))), true
+	return signedInts(nat), true
 }
 
 // smallRange reports whether [lo, hi] holds at most maxEnumMultiples
@@ -420,7 +438,7 @@ func (c *compiler) intMultiple(r *ir, k *big.Int, lo, hi *big.Int) (*fsm.Node, e
 	if n, ok := intMultipleLang(k, lo, hi); ok {
 		return n, nil
 	}
-	if err := c.unsupportedKw(r.ptr+"/multipleOf", "multipleOf", "multipleOf "+k.String()+" is over "+strconv.Itoa(fsm.MaxModulus)+" (a remainder automaton of a state per remainder) and its range holds more than "+strconv.Itoa(maxEnumMultiples)+" multiples"); err != nil {
+	if err := c.unsupportedKw(r.ptr+"/multipleOf", "multipleOf", "multipleOf "+intMultipleLimits(k)); err != nil {
 		return nil, err
 	}
 	return jsonInt, nil
@@ -428,9 +446,10 @@ func (c *compiler) intMultiple(r *ir, k *big.Int, lo, hi *big.Int) (*fsm.Node, e
 
 // intMultipleLang is the canonical decimals of the multiples of k (> 1)
 // in [lo, hi] (nil: unbounded): by the last j digits when k divides 10^j
-// (j ≤ 3), else by a remainder automaton (fsm.Multiple) when k is at most
+// (j ≤ 3), else by listing them when the range is small (smallRange),
+// else by a remainder automaton (fsm.Multiple) when k is at most
 // fsm.MaxModulus, else by listing them when the range holds at most
-// maxEnumMultiples. ok is false otherwise.
+// maxEnumMultiples multiples. ok is false otherwise.
 func intMultipleLang(k *big.Int, lo, hi *big.Int) (*fsm.Node, bool) {
 	pow := big.NewInt(1)
 	for j := 1; j <= 3; j++ {
@@ -449,12 +468,12 @@ func intMultipleLang(k *big.Int, lo, hi *big.Int) (*fsm.Node, bool) {
 		}
 		long := fsm.Cat(nzDigit, digits, trie(suffix))
 		nat := fsm.Alt(trie(short), long)
-		return fsm.Alt(nat, fsm.Cat(fsm.Lit("-"), fsm.Diff(nat, fsm.Lit("0")))), true
+		return signedInts(nat), true
 	}
-	if k.IsInt64() && k.Int64() <= fsm.MaxModulus {
-		// A remainder automaton on the digits (a state per remainder).
-		nat := fsm.And(natAny, fsm.Multiple(int(k.Int64())))
-		return fsm.Alt(nat, fsm.Cat(fsm.Lit("-"), fsm.Diff(nat, fsm.Lit("0")))), true
+	if k.IsInt64() && k.Int64() <= fsm.MaxModulus && !smallRange(lo, hi) {
+		// A remainder automaton on the digits (a state per remainder);
+		// a small range lists its multiples below, which is cheaper.
+		return signedInts(fsm.And(natAny, fsm.Multiple(int(k.Int64())))), true
 	}
 	if lo != nil && hi != nil {
 		span := new(big.Int).Sub(hi, lo)
