@@ -406,6 +406,9 @@ func (b *builder) build1(n *Node, k int32) (int32, error) {
 		}
 		return s, nil
 	case OpAlt:
+		if x, cnt, tail, ok := chainAlt(n); ok {
+			return b.chain(x, cnt, tail, k)
+		}
 		targets := make([]int32, 0, len(n.Subs))
 		for _, sub := range n.Subs {
 			s, err := b.build(sub, k)
@@ -503,6 +506,54 @@ func (b *builder) repeat(n *Node, k int32) (int32, error) {
 	for range lo {
 		var err error
 		if s, err = b.copyOf(x, s, max(lo, hi)); err != nil {
+			return 0, err
+		}
+	}
+	return s, nil
+}
+
+// chainAlt matches x{0,n-1}|x{n}T (either order), the shape of a long
+// string's deferred chunks (grammar's lengthRepeat), and returns x, n and
+// T's factors.
+func chainAlt(a *Node) (x *Node, n int, tail []*Node, ok bool) {
+	if len(a.Subs) != 2 {
+		return nil, 0, nil, false
+	}
+	for _, p := range [2][2]*Node{{a.Subs[0], a.Subs[1]}, {a.Subs[1], a.Subs[0]}} {
+		short, long := p[0], p[1]
+		if short.Op != OpRepeat || short.Min != 0 || short.Max < 1 || long.Op != OpConcat {
+			continue
+		}
+		head := long.Subs[0]
+		if head.Op == OpRepeat && head.Subs[0] == short.Subs[0] && head.Min == short.Max+1 && head.Max == head.Min {
+			return short.Subs[0], head.Min, long.Subs[1:], true
+		}
+	}
+	return nil, 0, nil, false
+}
+
+// chain builds x{0,n-1}|x{n}T continuing at k as one chain of n copies of
+// x, each position with an exit to k and the last leading into T: the
+// same language as the alternation, built with n copies of x instead of
+// 2n-1, and with one copy active at each position instead of two (a DFA
+// state inside a long string holds half the NFA states).
+func (b *builder) chain(x *Node, n int, tail []*Node, k int32) (int32, error) {
+	if limit := b.c.opts.MaxRepeat; n > limit {
+		return 0, limitErr(ErrRepeatTooLarge, int64(limit), int64(n))
+	}
+	s := k
+	for i := len(tail) - 1; i >= 0; i-- {
+		var err error
+		if s, err = b.build(tail[i], s); err != nil {
+			return 0, err
+		}
+	}
+	for range n {
+		body, err := b.copyOf(x, s, n)
+		if err != nil {
+			return 0, err
+		}
+		if s, err = b.split([]int32{body, k}); err != nil {
 			return 0, err
 		}
 	}

@@ -575,38 +575,52 @@ func (c *compiler) stringNode(r *ir, exclStr []*fsm.Node) (*fsm.Node, error) {
 }
 
 // maxPlainStringLength is the maxLength a string with no pattern, format
-// or not is counted to (larger ones are lowered to it, soundly): the
-// characters past MaxStringLength are built in deferred chunks
-// (lengthRepeat), so a description field with maxLength 32767 costs
-// nothing until a generation writes that much (MaskBench o9772: a 1,000-
-// character certificate under maxLength 32767 was rejected at 256).
+// or not is counted to (larger ones are lowered to it, soundly): its
+// optional characters are built in deferred chunks (lengthRepeat), so a
+// description field with maxLength 32767 costs nothing until a generation
+// writes that much (MaskBench o9772: a 1,000-character certificate under
+// maxLength 32767 was rejected at 256).
 const maxPlainStringLength = 1 << 16
 
-// lengthRepeat is Repeat(ch, lo, hi) for a plain string. With hi at least
-// 2 × MaxStringLength above lo the optional characters come in chunks of
-// MaxStringLength, each deferred behind the one before (fsm.Defer): a lazy
-// constraint builds a chunk only when a generation has written the ones
-// before it, where one bounded repeat would build every position up
-// front. The first level costs two chunks (fewer than k characters, or k
-// and the rest), so a bound less than two chunks above lo is lowered to
-// MaxStringLength instead, as strings with a pattern are.
+// firstChunk is the length of the first deferred chunk of a plain
+// string's optional characters (lengthRepeat); each later chunk is twice
+// the one before, up to MaxStringLength.
+const firstChunk = 64
+
+// lengthRepeat is Repeat(ch, lo, hi) for a plain string. The lo required
+// characters are built up front; the optional ones come in chunks, each
+// deferred behind the one before (fsm.Defer), so a lazy constraint builds
+// a chunk only when a generation has written the ones before it, where one
+// bounded repeat would build every position up front. A level of s
+// characters is "fewer than s, or s and then the next level", which fsm
+// builds as one chain of s positions (builder.chain); the first is short
+// (firstChunk) and each later one doubles, up to MaxStringLength. So a
+// string value costs at most 2·firstChunk positions wherever a mask
+// reaches it (each subset state of an object stamps its own copy),
+// whatever its maxLength (it cost up to 2·MaxStringLength before), and a
+// generation writing a long one builds the chunks as it goes.
 func (c *compiler) lengthRepeat(ch *fsm.Node, lo, hi int) *fsm.Node {
 	k := c.opts.MaxStringLength
-	if hi < 0 || lo > k {
+	if hi < 0 || lo > k || hi < lo {
+		return fsm.Repeat(ch, lo, hi) // hi < lo: ∅
+	}
+	s := min(firstChunk, k)
+	var levels []int
+	rest := hi - lo
+	for ; rest >= 2*s; s = min(2*s, k) {
+		levels = append(levels, s)
+		rest -= s
+	}
+	if len(levels) == 0 {
 		return fsm.Repeat(ch, lo, hi)
 	}
-	if hi-lo < 2*k {
-		// One chunk more would double the positions built up front
-		// (below); lowered to MaxStringLength instead, soundly.
-		return fsm.Repeat(ch, lo, min(hi, k)) // lo ≤ k here; hi < lo stays ∅
+	// The last level: at most rest characters, fewer than two chunks.
+	opt := fsm.Repeat(ch, 0, rest)
+	for i := len(levels) - 1; i >= 0; i-- {
+		n := levels[i]
+		opt = fsm.Alt(fsm.Repeat(ch, 0, n-1), fsm.Cat(fsm.Repeat(ch, n, n), fsm.Defer(opt)))
 	}
-	// upTo(n): at most n characters, as fewer than k, or k and then at
-	// most n-k more.
-	rest := fsm.Repeat(ch, 0, (hi-lo)%k+k)
-	for n := (hi-lo)%k + 2*k; n <= hi-lo; n += k {
-		rest = fsm.Alt(fsm.Repeat(ch, 0, k-1), fsm.Cat(fsm.Repeat(ch, k, k), fsm.Defer(rest)))
-	}
-	return fsm.Cat(fsm.Repeat(ch, lo, lo), rest)
+	return fsm.Cat(fsm.Repeat(ch, lo, lo), opt)
 }
 
 // stringCP returns the code-point language of r's strings, or nil when only

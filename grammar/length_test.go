@@ -80,14 +80,13 @@ func TestLengthOverNarrowAlphabet(t *testing.T) {
 	}
 }
 
-// TestLongPlainString: a plain string's maxLength at least two chunks
-// (MaxStringLength) above its minLength is counted exactly (up to
-// maxPlainStringLength) in deferred chunks, for every split of the bound
-// into chunks; less than that, or with a pattern, it is still lowered to
-// MaxStringLength.
+// TestLongPlainString: a plain string's maxLength is counted exactly (up
+// to maxPlainStringLength) in deferred chunks, for every split of the bound
+// into chunks; with a pattern it is still lowered to MaxStringLength.
 func TestLongPlainString(t *testing.T) {
 	for _, tt := range []struct{ min, max, chunk int }{
 		{0, 1000, 256}, {5, 1000, 256}, {0, 300, 256}, {3, 512, 256}, {0, 513, 256}, {1, 90, 16}, {0, 47, 16}, {16, 80, 16},
+		{0, 31, 256}, {0, 32, 256}, {0, 48, 256}, {0, 95, 256}, {2, 97, 256}, {0, 1, 256}, {7, 7, 256}, {0, 100, 4},
 	} {
 		schema := []byte(fmt.Sprintf(`{"type": "string", "minLength": %d, "maxLength": %d}`, tt.min, tt.max))
 		res, err := CompileSchema(schema, Options{MaxStringLength: tt.chunk})
@@ -101,11 +100,7 @@ func TestLongPlainString(t *testing.T) {
 		for n := max(tt.min-2, 0); n <= tt.max+2; n++ {
 			s := `"` + strings.Repeat("é", n/2) + strings.Repeat("a", n-n/2) + `"`
 			q := d.Run(d.Start, []byte(s))
-			hi := tt.max
-			if hi-tt.min < 2*tt.chunk {
-				hi = tt.chunk // one chunk more is lowered, as with a pattern
-			}
-			if got, want := d.Accept[q], n >= tt.min && n <= hi; got != want {
+			if got, want := d.Accept[q], n >= tt.min && n <= tt.max; got != want {
 				t.Fatalf("min %d max %d chunk %d: a string of %d characters accepted %v, want %v", tt.min, tt.max, tt.chunk, n, got, want)
 			}
 		}

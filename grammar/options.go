@@ -107,11 +107,11 @@ type Options struct {
 	// string costs NFA states per character, and its intersection with a
 	// pattern a product per character, so maxLength 32767 cannot be built
 	// that way; accepting only the shorter strings is sound (every output
-	// still validates). A plain string whose maxLength is at least twice
-	// MaxStringLength above its minLength is counted exactly up to 65,536
-	// characters (lowered past that): the characters after the first
-	// MaxStringLength come in deferred chunks of MaxStringLength, built
-	// when a generation reaches them.
+	// still validates). A plain string (no pattern, format or not) is
+	// counted exactly up to 65,536 characters (lowered past that): its
+	// optional characters come in deferred chunks (64 first, each later
+	// one twice as long, up to MaxStringLength), built when a generation
+	// reaches them.
 	MaxStringLength int
 	// MaxArrayItems lowers explicit maxItems values above it to it.
 	// Default 64. Each allowed item is a copy of the item's automaton (the
