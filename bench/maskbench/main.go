@@ -50,6 +50,7 @@ func main() {
 	flag.StringVar(&cfg.status, "write-status", "", "write each schema's status (the conformance ratchet's format, bench/maskbench/"+statusFile+") to this file")
 	flag.IntVar(&cfg.threads, "threads", 1, "schemas processed in parallel")
 	flag.StringVar(&cfg.engine, "engine", "conform", "constraint engine: conform")
+	flag.DurationVar(&cfg.slow, "slow", 0, "print each token whose mask took at least this long (0 = none), with the text before it")
 	flag.BoolVar(&cfg.verbose, "v", false, "print one line per failing schema")
 	flag.StringVar(&cfg.split, "split", "", "only schemas whose split has this prefix")
 	flag.IntVar(&cfg.every, "every", 1, "take every N-th schema (a sample across all splits)")
@@ -65,6 +66,7 @@ func main() {
 	idsFile := flag.String("ids", "", "file of schema ids, one per line: run only those")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	cfg.slowOut = os.Stderr
 	switch *order {
 	case "any":
 		cfg.order = grammar.OrderAny

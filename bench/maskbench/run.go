@@ -27,6 +27,8 @@ type config struct {
 	limit, threads, every, maxWS, anyDepth, maxDepth, maxString int
 	order                                                       grammar.PropertyOrder
 	timeout                                                     time.Duration
+	slow                                                        time.Duration   // -slow: report masks slower than this
+	slowOut                                                     io.Writer       // where -slow lines go (stderr)
 	ids                                                         map[string]bool // -ids: only these schemas
 	verbose, phases, eager, noPrebuild                          bool
 	annotateFormats                                             bool // -unknown-formats annotate
@@ -249,7 +251,11 @@ func runSchema(eng engine, e *entry, cfg config) *schemaResult {
 			} else {
 				why = fmt.Sprintf("token %d (%q) not in the mask", tok, eng.tokenText(tok))
 			}
-			r.tbm = append(r.tbm, float32(time.Since(t1).Nanoseconds())/1e3)
+			took := time.Since(t1)
+			if cfg.slow > 0 && took >= cfg.slow {
+				reportSlow(cfg.slowOut, eng, e.ID, ti, i, toks, took)
+			}
+			r.tbm = append(r.tbm, float32(took.Nanoseconds())/1e3)
 			r.MaxTBM = max(r.MaxTBM, r.tbm[len(r.tbm)-1])
 			r.Tokens++
 			if !ok {
@@ -285,6 +291,22 @@ func runSchema(eng engine, e *entry, cfg config) *schemaResult {
 		r.Status = StatusPass
 	}
 	return r
+}
+
+// reportSlow prints one -slow line: the schema, test and token whose
+// mask took took, and the text before it (its last 60 bytes), so a tail
+// can be traced to the state that makes it.
+func reportSlow(w io.Writer, eng engine, id string, test, at int, toks []int32, took time.Duration) {
+	var before strings.Builder
+	for _, t := range toks[:at] {
+		before.WriteString(eng.tokenText(t))
+	}
+	b := before.String()
+	if len(b) > 60 {
+		b = b[len(b)-60:]
+	}
+	fmt.Fprintf(w, "slow mask: %s test #%d token %d (%q) %.1f ms after …%q\n",
+		id, test, at, eng.tokenText(toks[at]), float64(took.Microseconds())/1e3, b)
 }
 
 // report is the summary printed as a table and written with -json.
