@@ -62,3 +62,36 @@ func TestChainAlt(t *testing.T) {
 		}
 	}
 }
+
+// FuzzChainAlt: for any tail T (a dialect regex) and count n, the chain
+// build of x{0,n-1}|x{n}T has the plain alternation's language.
+func FuzzChainAlt(f *testing.F) {
+	for _, s := range []string{"b", "a*", "(?:)|b", "[a-c]{2,5}", "~(a)", "a&b*"} {
+		f.Add(s, uint8(3), false)
+		f.Add(s, uint8(9), true)
+	}
+	f.Fuzz(func(t *testing.T, tail string, n uint8, multibyte bool) {
+		T, err := Parse(tail)
+		if err != nil || len(tail) > 40 {
+			return
+		}
+		x := Lit("a")
+		if multibyte {
+			x = RuneClass(RuneRange{'a', 'b'}, RuneRange{0x400, 0x4FF})
+		}
+		cnt := int(n%12) + 2
+		short, long := Repeat(x, 0, cnt-1), Cat(Repeat(x, cnt, cnt), T)
+		opts := Options{MaxDFAStates: 5000, MaxNFAStates: 20000}
+		want, err := Compile(Alt(short, long, short), opts)
+		if err != nil {
+			return // a budget: nothing to compare
+		}
+		got, err := Compile(Alt(long, short), opts)
+		if err != nil {
+			t.Fatalf("chain of %q, n %d: %v (the alternation compiled)", tail, cnt, err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("chain of %q, n %d: the DFA differs from the alternation's", tail, cnt)
+		}
+	})
+}
