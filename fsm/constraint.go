@@ -131,6 +131,7 @@ const (
 // Per-state flags in Constraint.info.
 const (
 	stateSafeUniversal = 1 << 17 // no string of safe characters kills the state (lazy constraints, safe.go)
+	stateSafeDeep      = 1 << 18 // no string of as many safe characters as the longest safe token kills it (lazy constraints, safe.go)
 	stateKnown         = 1 << 16 // the row is computed (always, in an eager constraint)
 	stateLive          = 1 << 15 // some byte leads to a live state
 	stateForced        = 1 << 14 // not accepting, and exactly one byte leads to a live state (low 8 bits)

@@ -270,8 +270,10 @@ func (l *lazyDet) expandLocked(c *Constraint, q StateID) (*table, error) {
 	out := t.trans[int(q)*k : int(q)*k+k]
 	storeRow(out, row, uint32(k))
 	info := c.rowInfo(out, t.accept[q])
-	if l.s.safeUniversal(l.s.t.get(int32(q))) {
+	if set := l.s.t.get(int32(q)); l.s.safeUniversal(set) {
 		info |= stateSafeUniversal
+	} else if c.ti.maxChars > 0 && l.s.safeRun(set, c.ti.maxChars) {
+		info |= stateSafeDeep
 	}
 	atomic.StoreUint32(&t.info[q], info)
 	if grown || n != before {

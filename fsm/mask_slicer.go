@@ -156,11 +156,17 @@ const noBound = int(^uint(0) >> 1)
 // The search is the file comment's; a state flagged safe-universal (safe.go)
 // answers ∞, ∞ at once.
 func (c *Constraint) sliceBounds(q StateID, sc *maskScratch) (safe, dead int, err error) {
-	if atomic.LoadUint32(&c.tab.Load().info[q])&stateSafeUniversal != 0 {
+	info := atomic.LoadUint32(&c.tab.Load().info[q])
+	if info&stateSafeUniversal != 0 {
 		return noBound, noBound, nil // safe.go: the state's NFA set proves it
 	}
-	c.uOnce.Do(c.initUEdges)
+	if info&stateSafeDeep != 0 {
+		// safe.go: the set proves that every slice applies, without
+		// creating the states the search and the walk would pass.
+		return c.ti.maxChars, noBound, nil
+	}
 	limit := searchLimit(c.ti)
+	c.uOnce.Do(c.initUEdges)
 	b := boundsSearch{c: c, sc: sc, tab: c.tab.Load(), fuel: slicerFuel, out: sc.edges[:0]}
 	b.reset()
 	// cur: the nodes (s, 0) first reached after n characters.

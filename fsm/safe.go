@@ -34,6 +34,19 @@ import "slices"
 //
 // Both are structural facts that stamped copies keep (flags are copied with
 // the states and next is relocated), so every copy proves itself.
+//
+// A bounded string body (c{0,n}, a chain of copies of the class) has no
+// loop, but a shorter proof: when the closure of a class's continuation
+// holds a state of another such class, every safe character leads from
+// the first class to a set holding the second, so a chain of r classes
+// keeps the set alive through any r safe characters (safeRun). A state
+// whose set holds such a chain as long as the longest safe token gets
+// stateSafeDeep: every slice applies, and only the rest trie is walked.
+// Without it the search (searchLimit characters deep) and the walk of the
+// last slice (the longest tokens) created a state per character and
+// partial character of those tokens inside a maxLength string at every
+// cold mask (~1,050 states at the start of each copy of a maxLength 255
+// value in an array of objects, MaskBench o9925).
 
 // nfaState flags.
 const (
@@ -116,6 +129,36 @@ func safeUniversalStates(d *DFA) []bool {
 // maxSafeUniversalStates bounds the DFAs safeUniversalStates analyses
 // (its arrays take ~100 words per state).
 const maxSafeUniversalStates = 1 << 16
+
+// safeRun reports whether set holds a chain of n classes that hold every
+// safe character, each in the closure of the one before's continuation
+// (see the file comment): then no string of at most n safe characters
+// kills the set. It may build lazy fragments (closureOf).
+func (s *subsets) safeRun(set []int32, n int) bool {
+	for _, x := range set {
+		if s.m.states[x].flags&nfaSafeLoop == 0 {
+			continue
+		}
+		r := 1
+		for cur := x; r < n; r++ {
+			next := int32(-1)
+			for _, y := range s.closureOf(s.m.states[cur].next) {
+				if s.m.states[y].flags&nfaSafeLoop != 0 {
+					next = y
+					break
+				}
+			}
+			if next < 0 {
+				break
+			}
+			cur = next
+		}
+		if r >= n {
+			return true
+		}
+	}
+	return false
+}
 
 // safeUniversal reports whether set (a DFA state's NFA states) holds a
 // state that proves it never dies on safe characters (see the file

@@ -153,3 +153,94 @@ func TestSafeUniversalFlags(t *testing.T) {
 		})
 	}
 }
+
+// safeKillWithin reports whether some string of at most n safe characters
+// kills q (a breadth-first search over the product with U by characters).
+func safeKillWithin(t *testing.T, c *Constraint, q StateID, n int) bool {
+	t.Helper()
+	c.uOnce.Do(c.initUEdges)
+	b := boundsSearch{c: c, sc: c.ti.newScratch(), tab: c.tab.Load(), fuel: math.MaxInt}
+	depth := map[uNode]int{{s: q}: 0}
+	queue := []uNode{{s: q}}
+	for len(queue) > 0 {
+		nd := queue[0]
+		queue = queue[1:]
+		d := depth[nd]
+		edges, ok := b.edges(nd)
+		if !ok {
+			t.Fatalf("exploring state %d: %v", q, b.err)
+		}
+		for _, e := range edges {
+			if e.s == DeadState {
+				return true // within the (d+1)th character, d < n
+			}
+			to, dd := uNode{s: e.s, u: e.u}, d
+			if e.u == 0 {
+				dd++ // a character completed
+			}
+			if _, seen := depth[to]; seen || dd >= n {
+				continue
+			}
+			depth[to] = dd
+			queue = append(queue, to)
+		}
+	}
+	return false
+}
+
+// TestSafeDeepFlags walks lazy constraints over bounded strings and checks
+// every state flagged stateSafeDeep against the bounded search (no string
+// of maxChars safe characters kills it), and that long enough bodies, in
+// one repeat or in deferred chunks, are flagged and short ones not.
+func TestSafeDeepFlags(t *testing.T) {
+	ti := tokCl100kIndex(t)
+	body := mustParse(t, `[^"\\\x{0}-\x{1F}]|\\["\\/bfnrt]`)
+	q := Lit(`"`)
+	tests := []struct {
+		name     string
+		n        *Node
+		wantFlag bool
+	}{
+		{"maxLength 300", Cat(q, Repeat(body, 0, 300), q), true},
+		{"chunks", Cat(q, Alt(Repeat(body, 0, 63), Cat(Repeat(body, 64, 64), Defer(Repeat(body, 0, 200)))), q), true},
+		{"in an array", Cat(Lit("["), Repeat(Cat(q, Repeat(body, 1, 255), q, Lit(",")), 0, 3), Lit("1]")), true},
+		{"maxLength 12", Cat(q, Repeat(body, 0, 12), q), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := CompileConstraint(context.Background(), tt.n, ti, Options{}, ConstraintOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(9, uint64(len(tt.name))))
+			w := make([]uint64, ti.MaskWords())
+			flagged := 0
+			for walk := range 6 {
+				m := c.NewMatcher()
+				for step := range 60 {
+					if err := m.FillMask(w); err != nil {
+						t.Fatal(err)
+					}
+					info := atomic.LoadUint32(&c.tab.Load().info[m.state])
+					if info&stateSafeDeep != 0 {
+						flagged++
+						if safeKillWithin(t, c, m.state, ti.maxChars) {
+							t.Fatalf("walk %d step %d: state %d is flagged safe-deep, but a string of %d safe characters kills it", walk, step, m.state, ti.maxChars)
+						}
+					}
+					ids := tokAllowedIDs(w)
+					tok := ids[rng.IntN(len(ids))]
+					if ti.isEOS[tok] {
+						break
+					}
+					if err := m.Accept(tok); err != nil {
+						t.Fatal(fmt.Errorf("walk %d step %d: %w", walk, step, err))
+					}
+				}
+			}
+			if (flagged > 0) != tt.wantFlag {
+				t.Errorf("%d visited states flagged safe-deep; want some = %v", flagged, tt.wantFlag)
+			}
+		})
+	}
+}
