@@ -62,6 +62,39 @@ func safeKillReachable(t *testing.T, c *Constraint, q StateID) bool {
 	return false
 }
 
+// walkFlagged makes walks random walks of up to steps tokens over c and
+// checks every visited state that has flag with check (a non-empty answer
+// says what is wrong), returning how many were flagged.
+func walkFlagged(t *testing.T, c *Constraint, rng *rand.Rand, walks, steps int, flag uint32, check func(StateID) string) int {
+	t.Helper()
+	ti := c.ti
+	w := make([]uint64, ti.MaskWords())
+	flagged := 0
+	for walk := range walks {
+		m := c.NewMatcher()
+		for step := range steps {
+			if err := m.FillMask(w); err != nil {
+				t.Fatal(err)
+			}
+			if atomic.LoadUint32(&c.tab.Load().info[m.state])&flag != 0 {
+				flagged++
+				if why := check(m.state); why != "" {
+					t.Fatalf("walk %d step %d: state %d is flagged %#x, but %s", walk, step, m.state, flag, why)
+				}
+			}
+			ids := tokAllowedIDs(w)
+			tok := ids[rng.IntN(len(ids))]
+			if ti.isEOS[tok] {
+				break
+			}
+			if err := m.Accept(tok); err != nil {
+				t.Fatal(fmt.Errorf("walk %d step %d: %w", walk, step, err))
+			}
+		}
+	}
+	return flagged
+}
+
 // TestSafeUniversalStates checks the spliced-DFA analysis against the
 // exhaustive search on every state of DFAs with and without such states.
 func TestSafeUniversalStates(t *testing.T) {
@@ -121,32 +154,12 @@ func TestSafeUniversalFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rng := rand.New(rand.NewPCG(7, uint64(len(tt.name))))
-			w := make([]uint64, ti.MaskWords())
-			flagged := 0
-			for walk := range 8 {
-				m := c.NewMatcher()
-				for step := range 40 {
-					if err := m.FillMask(w); err != nil {
-						t.Fatal(err)
-					}
-					info := atomic.LoadUint32(&c.tab.Load().info[m.state])
-					if info&stateSafeUniversal != 0 {
-						flagged++
-						if safeKillReachable(t, c, m.state) {
-							t.Fatalf("walk %d step %d: state %d is flagged safe-universal, but a safe string kills it", walk, step, m.state)
-						}
-					}
-					ids := tokAllowedIDs(w)
-					tok := ids[rng.IntN(len(ids))]
-					if ti.isEOS[tok] {
-						break
-					}
-					if err := m.Accept(tok); err != nil {
-						t.Fatal(fmt.Errorf("walk %d step %d: %w", walk, step, err))
-					}
+			flagged := walkFlagged(t, c, rand.New(rand.NewPCG(7, uint64(len(tt.name)))), 8, 40, stateSafeUniversal, func(q StateID) string {
+				if safeKillReachable(t, c, q) {
+					return "a safe string kills it"
 				}
-			}
+				return ""
+			})
 			if (flagged > 0) != tt.wantFlag {
 				t.Errorf("%d visited states flagged safe-universal; want some = %v", flagged, tt.wantFlag)
 			}
@@ -212,32 +225,12 @@ func TestSafeDeepFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rng := rand.New(rand.NewPCG(9, uint64(len(tt.name))))
-			w := make([]uint64, ti.MaskWords())
-			flagged := 0
-			for walk := range 6 {
-				m := c.NewMatcher()
-				for step := range 60 {
-					if err := m.FillMask(w); err != nil {
-						t.Fatal(err)
-					}
-					info := atomic.LoadUint32(&c.tab.Load().info[m.state])
-					if info&stateSafeDeep != 0 {
-						flagged++
-						if safeKillWithin(t, c, m.state, ti.maxChars) {
-							t.Fatalf("walk %d step %d: state %d is flagged safe-deep, but a string of %d safe characters kills it", walk, step, m.state, ti.maxChars)
-						}
-					}
-					ids := tokAllowedIDs(w)
-					tok := ids[rng.IntN(len(ids))]
-					if ti.isEOS[tok] {
-						break
-					}
-					if err := m.Accept(tok); err != nil {
-						t.Fatal(fmt.Errorf("walk %d step %d: %w", walk, step, err))
-					}
+			flagged := walkFlagged(t, c, rand.New(rand.NewPCG(9, uint64(len(tt.name)))), 6, 60, stateSafeDeep, func(q StateID) string {
+				if safeKillWithin(t, c, q, ti.maxChars) {
+					return fmt.Sprintf("a string of %d safe characters kills it", ti.maxChars)
 				}
-			}
+				return ""
+			})
 			if (flagged > 0) != tt.wantFlag {
 				t.Errorf("%d visited states flagged safe-deep; want some = %v", flagged, tt.wantFlag)
 			}
