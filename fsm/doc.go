@@ -38,8 +38,9 @@
 // (the whole minimized DFA) stays for products, complements, golden dumps
 // and fsmdump. A lazy constraint also knows each state's NFA set, and marks
 // the states whose set proves that no string-safe text can kill them
-// (string bodies, extra keys, pattern bodies: safe.go), so the slicer ORs
-// in every slice there without exploring. Its transition table, its NFA
+// (string bodies, extra keys, pattern bodies: safe.go), or no string-safe
+// token (bounded string bodies with at least a token's length left), so
+// the slicer ORs in every slice there without exploring. Its transition table, its NFA
 // and the determinizer's per-NFA-state arrays move once into reserved
 // address space when they get large (reserve.go), so growing them never
 // stalls a mask on a copy; released reservations are pooled with their

@@ -45,7 +45,8 @@
 //     pattern, format or not, maxLength above 65,536 on a plain string, and
 //     maxItems above Options.MaxArrayItems (64) are lowered to them: every
 //     bounded position is a copy of its automaton (a plain string's
-//     positions past MaxStringLength are deferred chunks).
+//     optional positions are deferred chunks of 64, 128, then
+//     MaxStringLength, so its bound is exact).
 //   - Strings accept raw UTF-8, the short escapes and \uXXXX for control
 //     characters (Options.Escapes = EscapesNeeded, the default), or every
 //     JSON encoding (EscapesAll). Formats accept a documented subset of
