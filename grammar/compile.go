@@ -210,7 +210,7 @@ func (c *compiler) collectList(list []sref, ptr string) (*ir, error) {
 func (c *compiler) memoKey(list []sref) string {
 	var b strings.Builder
 	for _, s := range list {
-		b.WriteString(s.ptr)
+		b.WriteString(c.memoName(s))
 		b.WriteByte(0)
 	}
 	if len(c.active) == 0 {
@@ -239,6 +239,23 @@ func (c *compiler) memoKey(list []sref) string {
 		b.WriteString(strconv.Itoa(c.reentries))
 	}
 	return b.String()
+}
+
+// memoName names s in a memo key: its pointer, or for a schema that is
+// only a $ref (after refOnly) its target's, marked, so that the properties
+// and items that refer to one definition share its compiled node instead
+// of compiling it once per place (JsonSchemaStore component_spec: one
+// recursive oneOf reached through op1, op2 and not at every level, 17
+// compiles). The schema at each such place is the same, so is its node;
+// errors still name the place of the first compile that fails.
+func (c *compiler) memoName(s sref) string {
+	v := refOnly(s.v, c.refAlone)
+	if v.k == kObject && len(v.keys) == 1 && v.keys[0] == "$ref" && v.vals[0].k == kString {
+		if _, tptr, ok := resolvePointer(c.root, v.vals[0].str); ok {
+			return "\x03" + tptr
+		}
+	}
+	return s.ptr
 }
 
 // reach is what a schema value can reach through $ref: the targets (their
