@@ -150,6 +150,9 @@ type subsets struct {
 	stack, one, buf    []int32
 	buckets            [][]int32
 	touched            []int32 // row's classes with a non-empty bucket
+	runTried           []int32 // safeRun's continuations tried (scratch)
+	runPath, runOffs   []int32 // chainFrom's path and offsets (scratch)
+	runMemo            map[int32]runStep
 }
 
 // newSubsets prepares the subset construction of m: byte classes, the
@@ -438,7 +441,8 @@ func (s *subsets) row(d int32, dst []int32) ([]int32, int, error) {
 // memoryBytes estimates the memory held by the construction.
 func (s *subsets) memoryBytes() int64 {
 	return int64(cap(s.t.arena)+cap(s.t.off)+cap(s.t.slots)+cap(s.arena)+2*len(s.cacheOff))*4 +
-		int64(cap(s.t.hash))*8 + int64(cap(s.accept)) + 2*int64(len(s.live))*8
+		int64(cap(s.t.hash))*8 + int64(cap(s.accept)) + 2*int64(len(s.live))*8 +
+		int64(len(s.runMemo))*24 // a map entry of two int32 words and a key, with its share of buckets
 }
 
 func (c *compiler) determinize(m *nfa) (*rawDFA, error) {

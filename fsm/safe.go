@@ -135,29 +135,65 @@ const maxSafeUniversalStates = 1 << 16
 // (see the file comment): then no string of at most n safe characters
 // kills the set. It may build lazy fragments (closureOf).
 func (s *subsets) safeRun(set []int32, n int) bool {
+	tried := s.runTried[:0]
+	defer func() { s.runTried = tried }()
+outer:
 	for _, x := range set {
-		if s.m.states[x].flags&nfaSafeLoop == 0 {
+		st := &s.m.states[x]
+		if st.flags&nfaSafeLoop == 0 {
 			continue
 		}
-		r := 1
-		for cur := x; r < n; r++ {
-			next := int32(-1)
-			for _, y := range s.closureOf(s.m.states[cur].next) {
-				if s.m.states[y].flags&nfaSafeLoop != 0 {
-					next = y
-					break
-				}
+		// The one-byte states of a class share their continuation: one
+		// answer serves them all.
+		for _, t := range tried {
+			if t == st.next {
+				continue outer
 			}
-			if next < 0 {
-				break
-			}
-			cur = next
 		}
-		if r >= n {
+		tried = append(tried, st.next)
+		if s.chainFrom(x, n) >= n {
 			return true
 		}
 	}
 	return false
+}
+
+// runStep is a memo entry of chainFrom: from a class state, a chain of n
+// classes is known, and next is the class state after them (-1: the
+// chain ends there).
+type runStep struct{ n, next int32 }
+
+// chainFrom returns the length of the chain of safe classes that starts
+// at class state x, or at least n when it is that long. Consecutive DFA
+// states inside a string ask about consecutive positions of one chain, so
+// every state it passes is memoized with the chain known from it (path
+// compression): an answer costs a few lookups, not n closure scans.
+func (s *subsets) chainFrom(x int32, n int) int {
+	if s.runMemo == nil {
+		s.runMemo = make(map[int32]runStep)
+	}
+	path, offs := s.runPath[:0], s.runOffs[:0]
+	total, cur := 0, x
+	for total < n && cur >= 0 {
+		path, offs = append(path, cur), append(offs, int32(total))
+		if m, ok := s.runMemo[cur]; ok {
+			total, cur = total+int(m.n), m.next
+			continue
+		}
+		next := int32(-1)
+		for _, y := range s.closureOf(s.m.states[cur].next) {
+			if s.m.states[y].flags&nfaSafeLoop != 0 {
+				next = y
+				break
+			}
+		}
+		total, cur = total+1, next
+	}
+	for i, p := range path {
+		s.runMemo[p] = runStep{n: int32(total) - offs[i], next: cur}
+	}
+	s.runPath, s.runOffs = path, offs
+	return total
 }
 
 // safeUniversal reports whether set (a DFA state's NFA states) holds a
