@@ -37,6 +37,16 @@
 // counts (an idle slot, a prompt chunk beside one-token decodes) into
 // several. Either way each sequence holds ContextSize/Parallel positions.
 //
+// Decode thread: on unix each Model runs llama_decode on a C thread of its
+// own while the calling goroutine waits on a pipe in Go's poller, not in a
+// cgo call. A goroutine in a long cgo call keeps the Go scheduler's monitor
+// waking every 20 µs for its first milliseconds, on the cores the forward
+// pass is using (decoder_unix.go has the numbers); parked on the poller it
+// leaves every P idle and the monitor asleep. The logits are the cgo
+// call's, bit for bit (TestDecodeThread); where ollama's batch layout does
+// not read back, or the thread cannot start, Decode calls llama.cpp
+// directly.
+//
 // Logging: llama.cpp's log lines go to stderr when slog's default logger is
 // enabled at the matching level (ollama's hook); raise the default level to
 // quieten them.

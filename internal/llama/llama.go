@@ -41,6 +41,8 @@ type Model struct {
 	ctx     *llama.Context
 	cctx    *C.struct_llama_context // ctx's C pointer, for llama_free; nil if unknown
 	batch   *llama.Batch
+	cbatch  *C.struct_llama_batch // batch's C struct; nil if unknown
+	dec     *decoder              // the decode thread; nil: a cgo call
 	nVocab  int
 	params  Params // as resolved, ContextSize as llama.cpp made it
 	seqCtx  int    // KV cells per sequence (llama_n_ctx_seq)
@@ -112,7 +114,28 @@ func Load(path string, p Params) (*Model, error) {
 		return nil, &Error{Code: CodeLoad, Op: "load", Path: path, Msg: "allocating the batch", Err: err}
 	}
 	m.batch = batch
+	if m.cctx != nil {
+		if m.cbatch = batchPointer(batch); m.cbatch != nil {
+			m.dec = newDecoder()
+		}
+	}
 	return m, nil
+}
+
+// batchPointer returns the llama_batch inside ollama's Batch, its first
+// field (v0.24.0). It is trusted only if an entry added through Batch.Add
+// reads back through it, and Clear empties it; otherwise nil.
+func batchPointer(b *llama.Batch) *C.struct_llama_batch {
+	c := (*C.struct_llama_batch)(unsafe.Pointer(b))
+	b.Add(1, nil, 7, true, 0)
+	ok := c.n_tokens == 1 && c.token != nil && *c.token == 1 && c.pos != nil && *c.pos == 7 &&
+		c.n_seq_id != nil && *c.n_seq_id == 1 && c.seq_id != nil && *c.seq_id != nil && **c.seq_id == 0 &&
+		c.logits != nil && *c.logits == 1
+	b.Clear()
+	if !ok || c.n_tokens != 0 {
+		return nil
+	}
+	return c
 }
 
 // setContextParams sets in cp what ollama's NewContextParams leaves at
@@ -157,9 +180,14 @@ func contextPointer(ctx *llama.Context, lm *llama.Model) *C.struct_llama_context
 
 // free releases what m holds; m.mu must be held or m unshared.
 func (m *Model) free() {
+	if m.dec != nil {
+		m.dec.close()
+		m.dec = nil
+	}
 	if m.batch != nil {
 		m.batch.Free()
 		m.batch = nil
+		m.cbatch = nil
 	}
 	if m.cctx != nil {
 		C.llama_free(m.cctx)
@@ -307,13 +335,29 @@ func (m *Model) Decode(b Batch) error {
 		m.batch.Add(int(t.Token), nil, t.Pos, t.Logits, int(t.Seq))
 		m.logits = append(m.logits, t.Logits)
 	}
-	if err := m.ctx.Decode(m.batch); err != nil {
+	if err := m.decode(); err != nil {
 		if errors.Is(err, llama.ErrKvCacheFull) {
 			return &Error{Code: CodeKVCacheFull, Op: "decode", Msg: fmt.Sprintf("no slot for %d tokens", len(b))}
 		}
 		return &Error{Code: CodeDecode, Op: "decode", Err: err}
 	}
 	m.decoded = true
+	return nil
+}
+
+// decode runs m.batch: on the decode thread when there is one (see
+// decoder_unix.go), else through ollama's Decode; the results read as
+// ollama's (ErrKvCacheFull for a positive code).
+func (m *Model) decode() error {
+	if m.dec == nil {
+		return m.ctx.Decode(m.batch)
+	}
+	switch code := m.dec.decode(m.cctx, *m.cbatch); {
+	case code < 0:
+		return fmt.Errorf("llama_decode failed with code %d", code)
+	case code > 0:
+		return llama.ErrKvCacheFull
+	}
 	return nil
 }
 
