@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,12 +128,20 @@ func TestReportRates(t *testing.T) {
 	if r.Unconstrained.ValidRate != nil || r.Unconstrained.OverheadPct != nil {
 		t.Errorf("unconstrained has a valid rate or overhead: %+v", r.Unconstrained)
 	}
+	r.Config.Modes = modeNames[:]
 	var out strings.Builder
 	r.print(&out)
 	for _, want := range []string{"unconstrained", "conform", "llamacpp_grammar", "1 complete outputs left unchecked"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("print output lacks %q:\n%s", want, out.String())
 		}
+	}
+	// Modes not run get no row.
+	r.Config.Modes = []string{"conform"}
+	out.Reset()
+	r.print(&out)
+	if strings.Contains(out.String(), "llamacpp_grammar ") || !strings.Contains(out.String(), "  conform ") {
+		t.Errorf("with -modes conform, print shows other rows or not conform's:\n%s", out.String())
 	}
 }
 
@@ -201,5 +210,32 @@ func TestSchemaLine(t *testing.T) {
 		`"conform":{"max_tokens":64,"tokens":12,"forced":3,"finish":"constraint","complete":true,"valid":true,"ttft_ms":4.5,"queued":false,"decode_ms":100,"constraint_us":1500}}`
 	if string(b) != want {
 		t.Errorf("schema line\n got %s\nwant %s", b, want)
+	}
+}
+
+func TestParseModes(t *testing.T) {
+	for _, tt := range []struct {
+		list, length string
+		want         []string // nil: an error
+	}{
+		{"all", "conform", []string{"unconstrained", "conform", "llamacpp_grammar"}},
+		{"unconstrained", "max", []string{"unconstrained"}},
+		{"conform, unconstrained", "conform", []string{"unconstrained", "conform"}},
+		{"llamacpp_grammar", "conform", []string{"llamacpp_grammar"}},
+		{"unconstrained", "conform", nil}, // its lengths come from conform
+		{"free", "max", nil},
+		{"", "max", nil},
+	} {
+		on, err := parseModes(tt.list, tt.length)
+		if tt.want == nil {
+			if err == nil {
+				t.Errorf("parseModes(%q, %q) = %v, want an error", tt.list, tt.length, on)
+			}
+			continue
+		}
+		cfg := config{modes: on}
+		if got := cfg.modeList(); err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("parseModes(%q, %q) = %v, %v; want %v", tt.list, tt.length, got, err, tt.want)
+		}
 	}
 }

@@ -93,6 +93,7 @@ func main() {
 	flag.StringVar(&cfg.overlap, "overlap", "auto", "fill the masks during the decode (runner.Config.OverlapMasks): auto (llamaengine's choice), on or off")
 	flag.StringVar(&cfg.kv, "kv", "auto", "KV cache layout (llama.Params.KVLayout): auto (unified at -parallel > 1), unified or per-sequence")
 	flag.BoolVar(&cfg.noJump, "no-jump", false, "no jump-forward: forced tokens are sampled one a step (runner.Config.NoJumpForward)")
+	modes := flag.String("modes", "all", "modes to run: all, or a comma-separated list of unconstrained, conform, llamacpp_grammar")
 	flag.Parse()
 	if cfg.model == "" || cfg.maskbench == "" {
 		fmt.Fprintln(os.Stderr, "e2e: -model and -maskbench are required")
@@ -109,6 +110,11 @@ func main() {
 	}
 	if cfg.length != "conform" && cfg.length != "max" {
 		fmt.Fprintln(os.Stderr, "e2e: -length must be conform or max")
+		os.Exit(2)
+	}
+	var err error
+	if cfg.modes, err = parseModes(*modes, cfg.length); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(2)
 	}
 	if cfg.whitespace != "compact" && cfg.whitespace != "flexible" {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"conform/bench/runinfo"
@@ -39,19 +40,21 @@ type prefillReport struct {
 }
 
 type reportConfig struct {
-	Model        string  `json:"model"`
-	Maskbench    string  `json:"maskbench"`
-	Schemas      int     `json:"schemas"`  // picked from the file
-	OfTotal      int     `json:"of_total"` // entries in the file (after -split)
-	Run          int     `json:"run"`      // left after skipping
-	Parallel     int     `json:"parallel"`
-	MaxTokens    int     `json:"max_tokens"`
-	Threads      int     `json:"threads"`
-	Temperature  float64 `json:"temperature"`
-	Whitespace   string  `json:"whitespace"`
-	Length       string  `json:"length"` // conform: unconstrained gets the Conform run's length; max: max_tokens
-	Vocab        int     `json:"vocab"`
-	PromptTokens int     `json:"prompt_tokens"`
+	Model       string  `json:"model"`
+	Maskbench   string  `json:"maskbench"`
+	Schemas     int     `json:"schemas"`  // picked from the file
+	OfTotal     int     `json:"of_total"` // entries in the file (after -split)
+	Run         int     `json:"run"`      // left after skipping
+	Parallel    int     `json:"parallel"`
+	MaxTokens   int     `json:"max_tokens"`
+	Threads     int     `json:"threads"`
+	Temperature float64 `json:"temperature"`
+	Whitespace  string  `json:"whitespace"`
+	Length      string  `json:"length"` // conform: unconstrained gets the Conform run's length; max: max_tokens
+	// Modes are the modes run (-modes); the others' objects are zero.
+	Modes        []string `json:"modes"`
+	Vocab        int      `json:"vocab"`
+	PromptTokens int      `json:"prompt_tokens"`
 	// OverlapMasks and NoJumpForward are the runner's settings (-overlap,
 	// -no-jump).
 	OverlapMasks  bool `json:"overlap_masks"`
@@ -154,6 +157,9 @@ func (r *report) print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "mode\trequests\ttokens\ttok/s\tdecode tok/s\tTTFT ms\tp50 ms\tp99 ms\tconstraint µs/tok\tconstraint share\tforced\tcomplete\tvalid (of complete)\tvalid (of all)\toverhead\t")
 	for i, mr := range []*modeReport{r.Unconstrained, r.Conform, r.LlamacppGrammar} {
+		if !slices.Contains(c.Modes, modeNames[i]) {
+			continue
+		}
 		valid, validAll, over := "-", "-", "-"
 		if mr.ValidRate != nil {
 			valid = fmt.Sprintf("%.1f%%", 100**mr.ValidRate)

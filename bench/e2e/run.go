@@ -37,9 +37,45 @@ type config struct {
 	temperature                         float64
 	seed                                uint64
 	verbose                             bool
-	overlap                             string // auto, on, off: runner.Config.OverlapMasks
-	noJump                              bool   // runner.Config.NoJumpForward
-	kv                                  string // auto, unified, per-sequence: llama.Params.KVLayout
+	overlap                             string         // auto, on, off: runner.Config.OverlapMasks
+	noJump                              bool           // runner.Config.NoJumpForward
+	kv                                  string         // auto, unified, per-sequence: llama.Params.KVLayout
+	modes                               [numModes]bool // the modes to run (-modes)
+}
+
+// parseModes reads -modes: "all" or a comma-separated list of mode names.
+// The unconstrained mode alone needs -length max: with -length conform its
+// lengths come from the Conform run.
+func parseModes(list, length string) ([numModes]bool, error) {
+	var on [numModes]bool
+	if list == "all" {
+		for m := range on {
+			on[m] = true
+		}
+		return on, nil
+	}
+	for _, name := range strings.Split(list, ",") {
+		i := slices.Index(modeNames[:], strings.TrimSpace(name))
+		if i < 0 {
+			return on, fmt.Errorf("-modes: unknown mode %q (want all, or some of %s)", name, strings.Join(modeNames[:], ","))
+		}
+		on[i] = true
+	}
+	if on[modeUnconstrained] && !on[modeConform] && length == "conform" {
+		return on, fmt.Errorf("-modes: unconstrained without conform needs -length max (with -length conform it takes the Conform run's lengths)")
+	}
+	return on, nil
+}
+
+// modeList names the modes run, in modeNames order.
+func (cfg *config) modeList() []string {
+	var l []string
+	for m, on := range cfg.modes {
+		if on {
+			l = append(l, modeNames[m])
+		}
+	}
+	return l
 }
 
 // compileTimeout bounds Conform's compile of one schema; a schema that
@@ -171,7 +207,7 @@ func run(cfg config, w io.Writer) error {
 	rep := &report{Stamp: runinfo.Now(), Config: reportConfig{
 		Model: cfg.model, Maskbench: cfg.maskbench, Schemas: len(entries), OfTotal: total,
 		Parallel: cfg.parallel, MaxTokens: cfg.maxTokens, Threads: cfg.threads, Temperature: cfg.temperature, Whitespace: cfg.whitespace,
-		Vocab: v.Width, PromptTokens: len(promptIDs), Length: cfg.length, NoJumpForward: cfg.noJump,
+		Vocab: v.Width, PromptTokens: len(promptIDs), Length: cfg.length, NoJumpForward: cfg.noJump, Modes: cfg.modeList(),
 	}}
 	var jobs []*job
 	var conformCompile, llamaConvert []float64
@@ -267,6 +303,9 @@ func run(cfg config, w io.Writer) error {
 			lines[i] = schemaLine{ID: j.id, Split: j.split}
 		}
 		for _, m := range runOrder {
+			if !cfg.modes[m] {
+				continue
+			}
 			st := &stats[m]
 			reqs := make([]runner.Request, 0, len(chunk))
 			wrappers := make([]*timed, 0, len(chunk))
