@@ -33,7 +33,7 @@
 //     set written, built lazily); objects with minProperties/maxProperties
 //     or more than 64 properties keep the schema order.
 //   - Free-form values ({} or true) and recursive $ref are unrolled to a
-//     bounded depth (Options.AnyValueDepth, default 8, and Options.MaxDepth);
+//     bounded depth (Options.AnyValueDepth, default 16, and Options.MaxDepth);
 //     deeper alternatives are dropped. Property values, array items and
 //     nested free-form levels are wrapped in fsm.Defer: a lazy constraint
 //     builds them when a generation first reaches them, so neither the

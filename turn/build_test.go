@@ -42,8 +42,16 @@ func so(spec Spec, f Format, isSpecial func(string) bool) specOpts {
 	return specOpts{spec: spec, opts: Options{Format: f, IsSpecial: isSpecial}}
 }
 
+// eagerAnyDepth is the free-form depth of the turns compile builds: an
+// eager DFA (fsm.Compile) roughly doubles with each level, and the
+// grammar's default (16) would pass fsm's NFA budget.
+const eagerAnyDepth = 4
+
 func compile(t *testing.T, s specOpts) (*Result, *fsm.DFA) {
 	t.Helper()
+	if s.opts.Grammar.AnyValueDepth == 0 {
+		s.opts.Grammar.AnyValueDepth = eagerAnyDepth
+	}
 	res, err := Build(s.spec, s.opts)
 	if err != nil {
 		t.Fatalf("Build(%+v) error: %v", s.spec, err)

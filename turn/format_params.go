@@ -132,7 +132,11 @@ func (b *builder) paramArgs(schema json.RawMessage, strict bool, param string, s
 					Msg: fmt.Sprintf("parameter %q may be a string or another value; this format writes strings raw and other values as JSON, so it cannot tell them apart: give the parameter one type", name)}
 			default:
 				pv.kind = paramJSON
-				res, err = grammar.CompileSchema(sub, g)
+				gj := g
+				if _, ban := closeWords(sx.PClose, true); ban && (gj.AnyValueDepth <= 0 || gj.AnyValueDepth > banAnyValueDepth) {
+					gj.AnyValueDepth = banAnyValueDepth
+				}
+				res, err = grammar.CompileSchema(sub, gj)
 			}
 			if err != nil {
 				return nil, nil, subError(err, param, ptr)
@@ -197,8 +201,29 @@ type paramValue struct {
 // which for a free-form value ({} in an agent's tool: any JSON, nested)
 // took seconds to build and minimize.
 func excludeClose(v *fsm.Node, close string, json bool) *fsm.Node {
-	if close == "" {
+	banned, ban := closeWords(close, json)
+	if !ban {
 		return v
+	}
+	return fsm.And(v, closeBan(close, banned))
+}
+
+// banAnyValueDepth caps grammar.Options.AnyValueDepth for a JSON parameter
+// value that excludeClose intersects with its close marker's ban: the
+// intersection is built from the value's whole DFA, deferred levels
+// included, which roughly doubles with each free-form level (16 levels,
+// the grammar's default, passed a million NFA states for GLM-4.5's
+// "</arg_value>"). 8 is the default it had before.
+const banAnyValueDepth = 8
+
+// closeWords returns the texts excludeClose bans for close (a node each:
+// close anywhere, and each border prefix of close at the end) and whether
+// a value must be intersected with them: not when close is empty, or when
+// the value is a JSON text (json) and no JSON text can hold any of the
+// words.
+func closeWords(close string, json bool) ([]*fsm.Node, bool) {
+	if close == "" {
+		return nil, false
 	}
 	words := []string{close}
 	banned := []*fsm.Node{fsm.Cat(anyBytes, fsm.Lit(close), anyBytes)}
@@ -209,9 +234,9 @@ func excludeClose(v *fsm.Node, close string, json bool) *fsm.Node {
 		}
 	}
 	if json && !slices.ContainsFunc(words, func(w string) bool { return !jsonCannotHold(w) }) {
-		return v
+		return nil, false
 	}
-	return fsm.And(v, closeBan(close, banned))
+	return banned, true
 }
 
 // jsonCannotHold reports whether no JSON text (RFC 8259) has w as a
