@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"os"
 	"testing"
 )
 
@@ -19,6 +20,25 @@ var benchSchema = []byte(`{"type":"object","properties":{
 func BenchmarkCompileSchema(b *testing.B) {
 	for b.Loop() {
 		if _, err := CompileSchema(benchSchema, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCompileSchemaFile measures schema → AST for the schema in the
+// file CONFORM_BENCH_SCHEMA names (skipped without it), default options:
+// for profiling one slow compile, e.g. a MaskBench schema written out.
+func BenchmarkCompileSchemaFile(b *testing.B) {
+	path := os.Getenv("CONFORM_BENCH_SCHEMA")
+	if path == "" {
+		b.Skip("CONFORM_BENCH_SCHEMA not set")
+	}
+	schema, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := CompileSchema(schema, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -710,15 +710,51 @@ func (c *compiler) reachTypes(r *ir, depth int) tset {
 	for _, g := range r.groups {
 		var u tset
 		for _, a := range g.alts {
-			ar, err := c.collect(a, nil)
-			if err != nil {
+			at, ok := c.reachAlt(a, depth-1)
+			if !ok {
 				return t
 			}
-			u |= c.reachTypes(ar, depth-1)
+			u |= at
 		}
 		t &= u
 	}
 	return t
+}
+
+// reachAltKey names a group branch's reachTypes: the branch's schema value
+// (a record collected from it without a seen set depends on nothing else
+// that reachTypes reads) and the depth left.
+type reachAltKey struct {
+	v     *value
+	depth int
+}
+
+// reachAltTypes is a memoized reachAlt: the types, and false when the
+// branch could not be collected.
+type reachAltTypes struct {
+	t  tset
+	ok bool
+}
+
+// reachAlt is reachTypes of group branch a's record, memoized: disjoint
+// asks it of both sides of every pair of a group's branches, and each
+// branch's groups in turn, so without the memo a branch was collected
+// anew for each pair it was in (WashingtonPost's wide anyOf of content
+// types: a third of the compile). ok is false when a cannot be collected.
+func (c *compiler) reachAlt(a sref, depth int) (tset, bool) {
+	k := reachAltKey{a.v, depth}
+	if t, ok := c.reachAlts[k]; ok {
+		return t.t, t.ok
+	}
+	var res reachAltTypes
+	if ar, err := c.collect(a, nil); err == nil {
+		res.t, res.ok = c.reachTypes(ar, depth), true
+	}
+	if c.reachAlts == nil {
+		c.reachAlts = map[reachAltKey]reachAltTypes{}
+	}
+	c.reachAlts[k] = res
+	return res.t, res.ok
 }
 
 // keysDisjoint proves that no object satisfies both a and b when both are

@@ -133,8 +133,13 @@ func (b *builder) paramArgs(schema json.RawMessage, strict bool, param string, s
 			default:
 				pv.kind = paramJSON
 				gj := g
-				if _, ban := closeWords(sx.PClose, true); ban && (gj.AnyValueDepth <= 0 || gj.AnyValueDepth > banAnyValueDepth) {
-					gj.AnyValueDepth = banAnyValueDepth
+				if _, ban := closeWords(sx.PClose, true); ban {
+					if gj.AnyValueDepth <= 0 || gj.AnyValueDepth > banAnyValueDepth {
+						gj.AnyValueDepth = banAnyValueDepth
+					}
+					if gj.MaxDepth <= 0 || gj.MaxDepth > grammar.BaseDepth {
+						gj.MaxDepth = grammar.BaseDepth
+					}
 				}
 				res, err = grammar.CompileSchema(sub, gj)
 			}
@@ -213,7 +218,8 @@ func excludeClose(v *fsm.Node, close string, json bool) *fsm.Node {
 // intersection is built from the value's whole DFA, deferred levels
 // included, which roughly doubles with each free-form level (16 levels,
 // the grammar's default, passed a million NFA states for GLM-4.5's
-// "</arg_value>"). 8 is the default it had before.
+// "</arg_value>"). 8 is the default it had before. Recursion is kept at
+// grammar.BaseDepth there for the same reason.
 const banAnyValueDepth = 8
 
 // closeWords returns the texts excludeClose bans for close (a node each:
