@@ -4,6 +4,9 @@
 #   make demo        serve a synthetic model made on the fly (no download)
 #   make build       compile everything, and the server into build/conform-serve
 #                    (CPU_TARGET=x86-64-v3 etc. for a portable binary; default native)
+#   make build-cuda  make build, and llama.cpp's CUDA backend into build/lib (needs the
+#                    NVIDIA toolkit and cmake; CUDA_ARCHITECTURES=90 etc., default native);
+#                    then build/conform-serve --n-gpu-layers -1 ... runs on the GPU
 #   make env         print the exports that let plain go commands build the cgo packages:
 #                    eval "$(make -s env)"
 #   make test        everything (pure-Go packages, then the llama.cpp binding)
@@ -72,7 +75,7 @@ export CONFORM_CPU_TARGET := $(CPU_TARGET)
 # tests do); their tests run with cgo in test-cgo.
 CGO_PKGS    = $(shell $(GO) list -f '{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/conform\/internal\/llama( |$$)/ {print $$1}')
 
-.PHONY: run demo all build env test test-short test-cgo llama-deps browser-deps fuzz bench maskbench e2e soak golden lint deps
+.PHONY: run demo all build build-cuda backend-blas backend-deps env test test-short test-cgo llama-deps browser-deps fuzz bench maskbench e2e soak golden lint deps
 
 all: build
 
@@ -82,6 +85,15 @@ run: llama-deps
 
 demo: llama-deps
 	$(GO) run ./cmd/serve --demo $(ARGS)
+
+# BACKEND_DIR: where make build-cuda writes the backend libraries, the
+# folder build/conform-serve loads them from by default (lib/ beside the
+# executable); `make run` and `make demo` (go run: the executable is
+# elsewhere) name it through CONFORM_BACKEND_DIR when it exists.
+BACKEND_DIR := $(CURDIR)/build/lib
+ifneq ($(wildcard $(BACKEND_DIR)/libggml-*.so),)
+export CONFORM_BACKEND_DIR ?= $(BACKEND_DIR)
+endif
 
 build: llama-deps
 	$(GO) build ./...
@@ -94,8 +106,52 @@ env: llama-deps
 
 test: lint test-short test-cgo
 
-test-cgo: llama-deps browser-deps
-	CGO_ENABLED=1 $(GO) test -count=1 $(CGO_PKGS)
+test-cgo: llama-deps browser-deps backend-blas
+	env $$(test -f build/backend-blas/lib/libggml-blas.so && echo CONFORM_TEST_BACKEND_DIR=$(CURDIR)/build/backend-blas/lib) CGO_ENABLED=1 $(GO) test -count=1 $(CGO_PKGS)
+
+# build-cuda builds llama.cpp's CUDA backend (ggml-cuda, from the ollama
+# module's ml/backend/ggml/ggml, by internal/llama/backends/CMakeLists.txt)
+# into BACKEND_DIR: libggml-cuda.so and the libggml-base.so it links
+# against, found through $$ORIGIN; the Go binary is unchanged and loads it
+# at startup (internal/llama.InitBackends). It needs nvcc (the NVIDIA CUDA
+# toolkit) and cmake; ninja is used when present. CUDA_ARCHITECTURES is
+# CMake's CMAKE_CUDA_ARCHITECTURES: native (the build machine's GPUs) by
+# default, e.g. 90 for an H100/H200 built on a machine without one.
+CUDA_ARCHITECTURES ?= native
+CUDA_BUILD_DIR     ?= build/backend-cuda
+build-cuda: build
+	@command -v cmake >/dev/null || { echo "build-cuda: cmake not found (apt-get install -y cmake)" >&2; exit 1; }
+	@command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || { echo "build-cuda: nvcc not found: install the NVIDIA CUDA toolkit (or put its bin/ on PATH)" >&2; exit 1; }
+	@dir=$(call moddir,$(OLLAMA)); \
+	  test -f "$$dir/ml/backend/ggml/ggml/src/ggml-cuda/CMakeLists.txt" || { echo "build-cuda: ggml-cuda not found in $(OLLAMA) ($$dir)" >&2; exit 1; }; \
+	  gen=; command -v ninja >/dev/null && gen="-G Ninja"; \
+	  PATH="$$PATH:/usr/local/cuda/bin" cmake -S internal/llama/backends -B $(CUDA_BUILD_DIR) $$gen -DOLLAMA_DIR="$$dir" -DCONFORM_BACKEND=cuda \
+	    -DCONFORM_LIB_DIR=$(BACKEND_DIR) -DCMAKE_CUDA_ARCHITECTURES="$(CUDA_ARCHITECTURES)" >/dev/null && \
+	  PATH="$$PATH:/usr/local/cuda/bin" cmake --build $(CUDA_BUILD_DIR) --target ggml-cuda -j $$(nproc)
+	@echo "build-cuda: $(BACKEND_DIR)/libggml-cuda.so; run build/conform-serve --n-gpu-layers -1 ..."
+
+# backend-blas builds ggml's BLAS backend the same way into
+# build/backend-blas/lib, for internal/llama's TestBackendLibrary: a real
+# backend library loaded at runtime, the path the CUDA one takes, checked
+# on a machine without a GPU. backend-deps installs cmake, pkg-config and
+# OpenBLAS when absent; in CI (CI=true) a failed install is an error, as
+# CI must run that test; elsewhere a warning, and the test skips.
+backend-blas: backend-deps
+	@if command -v cmake >/dev/null && pkg-config --exists blas 2>/dev/null; then \
+	  dir=$(call moddir,$(OLLAMA)); \
+	  cmake -S internal/llama/backends -B build/backend-blas -DOLLAMA_DIR="$$dir" -DCONFORM_BACKEND=blas -DCONFORM_LIB_DIR=$(CURDIR)/build/backend-blas/lib >/dev/null && \
+	  cmake --build build/backend-blas --target ggml-blas -j $$(nproc) >/dev/null; \
+	fi
+
+backend-deps:
+	@if ! command -v cmake >/dev/null || ! command -v pkg-config >/dev/null || ! pkg-config --exists blas 2>/dev/null; then \
+	  sudo=; [ "$$(id -u)" = 0 ] || sudo="sudo -n"; \
+	  echo "backend-deps: installing cmake pkg-config libopenblas-dev" >&2; \
+	  if ! { $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake pkg-config libopenblas-dev; } >&2; then \
+	    if [ "$$CI" = true ]; then echo "backend-deps: installing them failed, and CI=true must run TestBackendLibrary" >&2; exit 1; fi; \
+	    echo "backend-deps: warning: not installed; TestBackendLibrary will skip (apt-get install cmake pkg-config libopenblas-dev)" >&2; \
+	  fi; \
+	fi
 
 # browser-deps installs Debian's chromium for cmd/serve's browser test
 # (TestBrowserPlayground) when neither chromium nor chromium-browser is on

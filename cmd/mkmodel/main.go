@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -47,6 +48,7 @@ type config struct {
 	family    string // "" for none
 	shared    string // the shared directory supplying family defaults, or ""
 	seed      uint64
+	typ       string // a mkmodel.WeightTypes name
 	out       string
 }
 
@@ -58,6 +60,7 @@ func main() {
 	flag.StringVar(&c.family, "family", "", "reasoning/tool family whose marker tokens, BOS/EOS and template to use: "+strings.Join(familyNames(), ", "))
 	flag.StringVar(&c.shared, "shared", "", "shared directory (e.g. ../shared): -family defaults to its vocab/qwen3 tokenizer and its templates/ file")
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the random weights")
+	flag.StringVar(&c.typ, "type", "f16", "weight type of the matrices: "+strings.Join(weightTypeNames(), ", "))
 	flag.StringVar(&c.out, "out", "", "output .gguf file (required)")
 	flag.Parse()
 	if err := run(c); err != nil {
@@ -93,6 +96,13 @@ func run(c config) error {
 	if !ok {
 		return fmt.Errorf("unknown preset %q (want one of %s)", c.preset, strings.Join(mkmodel.PresetNames(), ", "))
 	}
+	if c.typ == "" {
+		c.typ = "f16"
+	}
+	typ, ok := mkmodel.WeightTypes[c.typ]
+	if !ok {
+		return fmt.Errorf("unknown -type %q (want one of %s)", c.typ, strings.Join(weightTypeNames(), ", "))
+	}
 	start := time.Now()
 	v, err := mkmodel.LoadVocab(c.tokenizer)
 	if err != nil {
@@ -109,13 +119,22 @@ func run(c config) error {
 			return err
 		}
 	}
-	if err := mkmodel.Write(c.out, mkmodel.Options{Preset: p, Vocab: v, ChatTemplate: tmpl, Seed: c.seed}); err != nil {
+	if err := mkmodel.Write(c.out, mkmodel.Options{Preset: p, Vocab: v, ChatTemplate: tmpl, Seed: c.seed, Type: typ}); err != nil {
 		return err
 	}
 	st, err := os.Stat(c.out)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "mkmodel: wrote %s (%s, %d tokens, %.1f MB) in %v\n", c.out, p.Name, len(v.Tokens), float64(st.Size())/1e6, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "mkmodel: wrote %s (%s %s, %d tokens, %.1f MB) in %v\n", c.out, p.Name, c.typ, len(v.Tokens), float64(st.Size())/1e6, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+func weightTypeNames() []string {
+	names := make([]string, 0, len(mkmodel.WeightTypes))
+	for n := range mkmodel.WeightTypes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

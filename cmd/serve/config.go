@@ -36,6 +36,7 @@ type Config struct {
 	Parallel        int
 	Threads         int
 	NGPULayers      int
+	BackendDir      string // --backend-dir: backend libraries (libggml-cuda.so); "": lib/ beside the executable
 	KVLayout        string // --kv-layout: auto | unified | per-sequence (llama.KVLayout)
 	ChatTemplate    string // --chat-template FILE
 	ToolCallParser  string // auto | a turn.Formats() name
@@ -129,7 +130,8 @@ func ParseConfig(args []string, getenv func(string) string, usage io.Writer) (Co
 	fs.IntVar(&c.CtxSize, "ctx-size", c.CtxSize, fmt.Sprintf("KV cache size in tokens, shared by the parallel slots (0: %d per slot, or the model's training context if smaller)", autoSlotContext))
 	fs.IntVar(&c.Parallel, "parallel", c.Parallel, "sequences decoded together (slots)")
 	fs.IntVar(&c.Threads, "threads", c.Threads, "CPU threads (0: all)")
-	fs.IntVar(&c.NGPULayers, "n-gpu-layers", c.NGPULayers, "layers offloaded to the GPU (-1: all)")
+	fs.IntVar(&c.NGPULayers, "n-gpu-layers", c.NGPULayers, "layers offloaded to the GPU (-1: all); without a GPU backend a warning, and the CPU runs them")
+	fs.StringVar(&c.BackendDir, "backend-dir", c.BackendDir, "folder of llama.cpp backend libraries such as libggml-cuda.so (`make build-cuda` puts them in build/lib; default: lib/ beside the executable, if it exists)")
 	fs.StringVar(&c.KVLayout, "kv-layout", c.KVLayout, "KV cache of the slots: unified (one buffer; a batch of any mix of slots is one graph), per-sequence (a stream each) or auto (unified when --parallel > 1, as llama-server's default); each slot holds --ctx-size/--parallel tokens either way")
 	fs.StringVar(&c.ChatTemplate, "chat-template", c.ChatTemplate, "Jinja chat template file (default: the model's)")
 	fs.StringVar(&c.ToolCallParser, "tool-call-parser", c.ToolCallParser, "tool-call format: auto (from what the chat template renders) or one of "+formatNames())

@@ -155,6 +155,36 @@ func humanCount(n int64) string {
 	return fmt.Sprintf("%d", n)
 }
 
+// gpuLayers formats the layers llama.cpp was asked to offload: "all" for
+// the resolved -1.
+func gpuLayers(n int) string {
+	if n >= 999 {
+		return "all"
+	}
+	return fmt.Sprint(n)
+}
+
+// backendDir is --backend-dir, or lib/ beside the executable when that
+// exists (where `make build-cuda` puts the libraries for
+// build/conform-serve), or "". A folder named explicitly must exist.
+func (c Config) backendDir() (string, error) {
+	if c.BackendDir != "" {
+		if st, err := os.Stat(c.BackendDir); err != nil || !st.IsDir() {
+			return "", fmt.Errorf("--backend-dir %s: not a folder (it holds llama.cpp backend libraries such as libggml-cuda.so; `make build-cuda` writes build/lib)", c.BackendDir)
+		}
+		return c.BackendDir, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil
+	}
+	dir := filepath.Join(filepath.Dir(exe), "lib")
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return dir, nil
+	}
+	return "", nil
+}
+
 // loadModel resolves, loads and wraps the model. The returned close frees it.
 func loadModel(ctx context.Context, cfg Config, log *slog.Logger, progress io.Writer) (*Model, func() error, error) {
 	tmp, err := os.MkdirTemp("", "conform-serve-")
@@ -193,11 +223,23 @@ func loadModel(ctx context.Context, cfg Config, log *slog.Logger, progress io.Wr
 	log.Info("loading model", "path", path)
 	bar := newLoadBar(progress)
 	kv, _ := cfg.kvLayout() // checked by ParseConfig
-	eng, err := llamaengine.Load(path, llama.Params{ContextSize: cfg.contextSize(trainedContext(path)), Parallel: cfg.Parallel, Threads: cfg.Threads, GPULayers: cfg.NGPULayers, KVLayout: kv, Progress: bar.update})
+	backendDir, err := cfg.backendDir()
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	eng, err := llamaengine.Load(path, llama.Params{ContextSize: cfg.contextSize(trainedContext(path)), Parallel: cfg.Parallel, Threads: cfg.Threads, GPULayers: cfg.NGPULayers, BackendDir: backendDir, KVLayout: kv, Progress: bar.update})
 	bar.done(err == nil)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
+	}
+	placement := eng.Model().Placement()
+	if placement.Warning != "" {
+		log.Warn("--n-gpu-layers: "+placement.Warning, "fix", "build the CUDA backend with `make build-cuda` (it writes build/lib) and name its folder with --backend-dir, or leave --n-gpu-layers at 0")
+	}
+	for _, f := range placement.Backends.Failed {
+		log.Warn("backend library not loaded", "path", f.Path, "error", f.Err)
 	}
 	name := cfg.ServedModelName
 	if name == "" {
@@ -220,7 +262,7 @@ func loadModel(ctx context.Context, cfg Config, log *slog.Logger, progress io.Wr
 	if cfg.Threads > 0 {
 		threads = fmt.Sprint(cfg.Threads)
 	}
-	info += fmt.Sprintf(", threads %s, GPU layers %d, KV %s, %s", threads, cfg.NGPULayers, eng.Model().Params().KVLayout, cpuInfo)
+	info += fmt.Sprintf(", threads %s, backend %s, GPU layers %s, KV %s, %s", threads, placement.Backends.Summary(), gpuLayers(placement.GPULayers), eng.Model().Params().KVLayout, cpuInfo)
 	m, err := NewModel(ModelSpec{Name: name, Vocab: vocab, EOS: eng.EOS(), Template: tmpl, TemplateFrom: tmplFrom, Parser: cfg.ToolCallParser, Reasoning: cfg.ReasoningFormat,
 		Tokenize: tokenize, Engine: eng, Runner: eng.RunnerConfig(), Info: info})
 	if err != nil {

@@ -27,8 +27,6 @@ import (
 	"github.com/ollama/ollama/ml"
 )
 
-var backendOnce sync.Once
-
 // maxPos bounds positions: llama_pos is an int32, and positions this large
 // only come from a caller's bug.
 const maxPos = 1<<31 - 1
@@ -36,21 +34,22 @@ const maxPos = 1<<31 - 1
 // Model is a loaded model with its context (KV cache) and a reusable batch.
 // Its methods are safe for concurrent use (they serialise on a mutex).
 type Model struct {
-	mu      sync.Mutex
-	model   *llama.Model
-	ctx     *llama.Context
-	cctx    *C.struct_llama_context // ctx's C pointer, for llama_free; nil if unknown
-	batch   *llama.Batch
-	cbatch  *C.struct_llama_batch // batch's C struct; nil if unknown
-	dec     *decoder              // the decode thread; nil: a cgo call
-	nVocab  int
-	params  Params // as resolved, ContextSize as llama.cpp made it
-	seqCtx  int    // KV cells per sequence (llama_n_ctx_seq)
-	arch    string
-	path    string
-	logits  []bool // which entries of the last decoded batch have logits
-	decoded bool
-	closed  bool
+	mu        sync.Mutex
+	model     *llama.Model
+	ctx       *llama.Context
+	cctx      *C.struct_llama_context // ctx's C pointer, for llama_free; nil if unknown
+	batch     *llama.Batch
+	cbatch    *C.struct_llama_batch // batch's C struct; nil if unknown
+	dec       *decoder              // the decode thread; nil: a cgo call
+	nVocab    int
+	params    Params // as resolved, ContextSize as llama.cpp made it
+	seqCtx    int    // KV cells per sequence (llama_n_ctx_seq)
+	arch      string
+	path      string
+	logits    []bool // which entries of the last decoded batch have logits
+	placement Placement
+	decoded   bool
+	closed    bool
 }
 
 var _ Engine = (*Model)(nil)
@@ -71,9 +70,13 @@ func Load(path string, p Params) (*Model, error) {
 		return nil, err
 	}
 	arch, _ := f.String("general.architecture")
-	backendOnce.Do(llama.BackendInit)
+	backends, err := InitBackends(p.BackendDir)
+	if err != nil {
+		return nil, err
+	}
+	placement := offload(backends, p.GPULayers)
 
-	lm, err := llama.LoadModelFromFile(path, llama.ModelParams{NumGpuLayers: p.GPULayers, UseMmap: true, Progress: p.Progress})
+	lm, err := llama.LoadModelFromFile(path, llama.ModelParams{NumGpuLayers: placement.GPULayers, UseMmap: true, Progress: p.Progress})
 	if err != nil {
 		return nil, &Error{Code: CodeLoad, Op: "load", Path: path, Err: err}
 	}
@@ -95,7 +98,7 @@ func Load(path string, p Params) (*Model, error) {
 		llama.FreeModel(lm)
 		return nil, &Error{Code: CodeLoad, Op: "load", Path: path, Msg: "creating the context", Err: err}
 	}
-	m := &Model{model: lm, ctx: ctx, nVocab: lm.NumVocab(), params: p, arch: arch, path: path}
+	m := &Model{model: lm, ctx: ctx, nVocab: lm.NumVocab(), params: p, arch: arch, path: path, placement: placement}
 	m.cctx = contextPointer(ctx, lm)
 	m.seqCtx = p.ContextSize / p.Parallel
 	if m.cctx != nil {
@@ -226,6 +229,11 @@ func (m *Model) NumVocab() int { return m.nVocab }
 // Params returns the parameters the model was loaded with, defaults filled
 // and ContextSize as llama.cpp made it (it rounds up).
 func (m *Model) Params() Params { return m.params }
+
+// Placement says which backend and devices run the model, how many layers
+// llama.cpp was asked to offload, and why none were when a GPU was asked
+// for and none is registered.
+func (m *Model) Placement() Placement { return m.placement }
 
 // SeqContextSize is the number of KV cells each sequence has
 // (llama_n_ctx_seq, or its share of a unified cache): a sequence holds at

@@ -22,6 +22,13 @@ func Load(path string, p Params) (*Model, error) {
 	return nil, &Error{Code: CodeUnavailable, Op: "load", Path: path}
 }
 
+// InitBackends returns ErrUnavailable: there is no llama.cpp to load
+// backends into.
+func InitBackends(dir string) (Backends, error) { return Backends{Dir: dir}, unavailable("backends") }
+
+// Placement returns the zero Placement.
+func (m *Model) Placement() Placement { return Placement{} }
+
 // Close does nothing.
 func (m *Model) Close() error { return nil }
 

@@ -731,3 +731,44 @@ func TestLoadRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantisedModels: llama.cpp loads mkmodel's Q8_0 and Q4_0 files (the
+// GPU benchmark's model types) and decodes them to finite logits.
+func TestQuantisedModels(t *testing.T) {
+	v, err := mkmodel.LoadVocab("cl100k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"q8_0", "q4_0"} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), name+".gguf")
+			if err := mkmodel.Write(p, mkmodel.Options{Vocab: v, Seed: 1, Type: mkmodel.WeightTypes[name]}); err != nil {
+				t.Fatal(err)
+			}
+			m, err := Load(p, Params{ContextSize: 256, BatchSize: 64, Threads: 2})
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			defer m.Close()
+			ids, err := m.Tokenize("<|im_start|>user\nHello, world!<|im_end|>\n", false, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Decode(promptBatch(ids, 0, 0)); err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			l, err := m.Logits(len(ids) - 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFinite(t, name, l)
+			lo, hi := l[0], l[0]
+			for _, x := range l {
+				lo, hi = min(lo, x), max(hi, x)
+			}
+			if hi-lo == 0 {
+				t.Errorf("%s: every logit is %v", name, lo)
+			}
+		})
+	}
+}

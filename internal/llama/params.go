@@ -97,8 +97,14 @@ type Params struct {
 	// Threads is the CPU threads for decoding. 0 means runtime.NumCPU().
 	Threads int
 	// GPULayers is the number of layers offloaded to a GPU (0: none; a
-	// negative value: all). A build without a GPU backend ignores it.
+	// negative value: all). With no GPU device registered (no backend
+	// library in BackendDir, or no device for it) the model runs on the
+	// CPU and Model.Placement says why.
 	GPULayers int
+	// BackendDir is the folder of backend libraries (libggml-cuda.so, ...)
+	// loaded at the first Load of the process; "" loads none. See
+	// InitBackends.
+	BackendDir string
 	// FlashAttention selects the fused attention kernel.
 	FlashAttention FlashAttention
 	// KVCacheType is the KV cache element type: "" or "f16" (default),

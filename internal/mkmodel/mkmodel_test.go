@@ -283,3 +283,73 @@ func TestHFVocab(t *testing.T) {
 		})
 	}
 }
+
+// TestQuantisedWeights: Q8_0 and Q4_0 files have every matrix in that type,
+// blocks with the fixed scale and random quants, F32 norms, the matching
+// general.file_type, and are refused for shapes that are not whole blocks.
+func TestQuantisedWeights(t *testing.T) {
+	for _, tc := range []struct {
+		typ      gguf.TensorType
+		fileType uint32
+		block    int
+		scale    uint16
+	}{
+		{gguf.TensorQ8_0, 7, 34, q8Scale},
+		{gguf.TensorQ4_0, 2, 18, q4Scale},
+	} {
+		t.Run(tc.typ.String(), func(t *testing.T) {
+			data := write(t, Options{Vocab: byteVocab(), Seed: 1, Type: tc.typ})
+			f := parse(t, data)
+			if ft, _ := f.Uint32("general.file_type"); ft != tc.fileType {
+				t.Errorf("general.file_type = %d, want %d", ft, tc.fileType)
+			}
+			mats := 0
+			for _, ti := range f.Tensors {
+				if len(ti.Dims) == 1 {
+					if ti.Type != gguf.TensorF32 {
+						t.Errorf("%s: %v, want F32", ti.Name, ti.Type)
+					}
+					continue
+				}
+				mats++
+				if ti.Type != tc.typ {
+					t.Fatalf("%s: %v, want %v", ti.Name, ti.Type, tc.typ)
+				}
+				raw, err := f.TensorData(bytes.NewReader(data), ti)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := int(ti.Dims[0]*ti.Dims[1]) / 32 * tc.block; len(raw) != want {
+					t.Fatalf("%s: %d bytes, want %d", ti.Name, len(raw), want)
+				}
+				counts := map[byte]int{}
+				for b := 0; b < len(raw); b += tc.block {
+					if s := uint16(raw[b]) | uint16(raw[b+1])<<8; s != tc.scale {
+						t.Fatalf("%s: block %d scale %#04x, want %#04x", ti.Name, b/tc.block, s, tc.scale)
+					}
+					for _, q := range raw[b+2 : b+tc.block] {
+						if tc.typ == gguf.TensorQ8_0 && q == 0x80 {
+							t.Fatalf("%s: block %d holds -128 (outside [-127, 127])", ti.Name, b/tc.block)
+						}
+						counts[q]++
+					}
+				}
+				if len(counts) < 200 {
+					t.Errorf("%s: %d distinct quant bytes, want most of 256 (random)", ti.Name, len(counts))
+				}
+			}
+			if mats == 0 {
+				t.Fatal("no matrices")
+			}
+		})
+	}
+	for _, o := range []Options{
+		{Vocab: byteVocab(), Preset: gqa, Type: gguf.TensorQ4_0}, // FF 48 is not whole blocks of 32
+		{Vocab: byteVocab(), Type: gguf.TensorBF16},
+	} {
+		var e *Error
+		if _, err := WriteTo(&bytes.Buffer{}, o); !errors.As(err, &e) || e.Code != CodeOptions {
+			t.Errorf("WriteTo(%v, %s): got %v, want a CodeOptions error", o.Type, o.Preset.Name, err)
+		}
+	}
+}

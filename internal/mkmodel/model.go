@@ -40,6 +40,29 @@ var Presets = map[string]Preset{
 		Name: "qwen2.5-0.5b", Embd: 896, Blocks: 24, FF: 4864, Heads: 14, KVHeads: 2, RopeDim: 64,
 		ContextLength: 32768, RopeFreqBase: 1e6, RMSEps: 1e-6, TiedEmbeddings: true,
 	},
+	// "llama3.1-8b" is Llama-3.1-8B's shape (8.0B parameters with its
+	// 128,256-token vocabulary: 16 GB in F16, 4.7 GB in Q4_0), for GPU
+	// timing; its context length is cut to 8192 (the file's metadata only).
+	"llama3.1-8b": {
+		Name: "llama3.1-8b", Embd: 4096, Blocks: 32, FF: 14336, Heads: 32, KVHeads: 8, RopeDim: 128,
+		ContextLength: 8192, RopeFreqBase: 500000, RMSEps: 1e-5,
+	},
+}
+
+// WeightTypes are the element types Write makes matrices in ("f16" is the
+// default); norms stay F32.
+var WeightTypes = map[string]gguf.TensorType{"f16": gguf.TensorF16, "q8_0": gguf.TensorQ8_0, "q4_0": gguf.TensorQ4_0}
+
+// fileType is general.file_type (llama_ftype) of a file whose matrices
+// are all of type t.
+func fileType(t gguf.TensorType) uint32 {
+	switch t {
+	case gguf.TensorQ8_0:
+		return 7 // LLAMA_FTYPE_MOSTLY_Q8_0
+	case gguf.TensorQ4_0:
+		return 2 // LLAMA_FTYPE_MOSTLY_Q4_0
+	}
+	return 1 // LLAMA_FTYPE_MOSTLY_F16
 }
 
 // PresetNames returns the preset names, sorted.
@@ -77,6 +100,9 @@ type Options struct {
 	ChatTemplate string
 	// Seed seeds the weights.
 	Seed uint64
+	// Type is the matrices' element type: gguf.TensorF16 (the zero value
+	// means it), TensorQ8_0 or TensorQ4_0 (see WeightTypes).
+	Type gguf.TensorType
 }
 
 // Write writes a synthetic model to path.
@@ -130,11 +156,28 @@ func newWriter(o Options) (*gguf.Writer, error) {
 		tmpl = DefaultChatTemplate
 	}
 	nVocab := len(v.Tokens)
+	typ := o.Type
+	if typ == 0 {
+		typ = gguf.TensorF16
+	}
+	random := randomF16
+	switch typ {
+	case gguf.TensorF16:
+	case gguf.TensorQ8_0:
+		random = randomQ8_0
+	case gguf.TensorQ4_0:
+		random = randomQ4_0
+	default:
+		return nil, &Error{Code: CodeOptions, Source: p.Name, Msg: fmt.Sprintf("weight type %v: want F16, Q8_0 or Q4_0", typ)}
+	}
+	if typ != gguf.TensorF16 && (p.Embd%32 != 0 || p.FF%32 != 0) {
+		return nil, &Error{Code: CodeOptions, Source: p.Name, Msg: fmt.Sprintf("embedding %d and feed-forward %d must be multiples of 32 (the quantised block) for %v", p.Embd, p.FF, typ)}
+	}
 
 	w := gguf.NewWriter()
 	w.AddString("general.architecture", "llama")
 	w.AddString("general.name", "conform-synthetic-"+p.Name)
-	w.AddUint32("general.file_type", 1) // LLAMA_FTYPE_MOSTLY_F16
+	w.AddUint32("general.file_type", fileType(typ))
 	w.AddUint32("llama.context_length", uint32(p.ContextLength))
 	w.AddUint32("llama.embedding_length", uint32(p.Embd))
 	w.AddUint32("llama.block_count", uint32(p.Blocks))
@@ -167,7 +210,7 @@ func newWriter(o Options) (*gguf.Writer, error) {
 	rng := rand.New(rand.NewPCG(o.Seed, 0x636f6e666f726d)) // "conform"
 	embd, ff, kv := uint64(p.Embd), uint64(p.FF), uint64(p.Embd/p.Heads*p.KVHeads)
 	mat := func(name string, dims ...uint64) {
-		w.AddTensorFunc(name, gguf.TensorF16, dims, randomF16(rng, dims[0]*dims[1]))
+		w.AddTensorFunc(name, typ, dims, random(rng, dims[0]*dims[1]))
 	}
 	ones := func(name string, n uint64) {
 		w.AddTensorFunc(name, gguf.TensorF32, []uint64{n}, onesF32(n))
@@ -218,6 +261,69 @@ func randomF16(rng *rand.Rand, n uint64) func(io.Writer) error {
 				return err
 			}
 			n -= k
+		}
+		return nil
+	}
+}
+
+// Scales of the quantised weights, as F16 bits: values d·q reach ±2^-5,
+// the F16 weights' largest magnitude. Q8_0 (q in [-127, 127]):
+// d = 2^-5/127 ≈ 2.46e-4; Q4_0 (q-8 in [-8, 7]): d = 2^-8.
+const (
+	q8Scale = 0x0C08 // 2.4605e-4
+	q4Scale = 0x1C00 // 2^-8
+)
+
+// randomQ8_0 returns a writer of n Q8_0 values (n a multiple of 32): per
+// block of 32, the F16 scale q8Scale and 32 random int8 in [-127, 127].
+func randomQ8_0(rng *rand.Rand, n uint64) func(io.Writer) error {
+	return func(out io.Writer) error {
+		const block = 34
+		buf := make([]byte, 1024*block)
+		for n > 0 {
+			k := min(n/32, uint64(len(buf)/block))
+			for b := uint64(0); b < k; b++ {
+				blk := buf[b*block : (b+1)*block]
+				binary.LittleEndian.PutUint16(blk, q8Scale)
+				for i := 0; i < 32; i += 8 {
+					r := rng.Uint64()
+					for j := range 8 {
+						q := int8(r >> (8 * j))
+						if q == -128 {
+							q = -127
+						}
+						blk[2+i+j] = byte(q)
+					}
+				}
+			}
+			if _, err := out.Write(buf[:k*block]); err != nil {
+				return err
+			}
+			n -= 32 * k
+		}
+		return nil
+	}
+}
+
+// randomQ4_0 returns a writer of n Q4_0 values (n a multiple of 32): per
+// block of 32, the F16 scale q4Scale and 16 random bytes of two 4-bit
+// quants each.
+func randomQ4_0(rng *rand.Rand, n uint64) func(io.Writer) error {
+	return func(out io.Writer) error {
+		const block = 18
+		buf := make([]byte, 1024*block)
+		for n > 0 {
+			k := min(n/32, uint64(len(buf)/block))
+			for b := uint64(0); b < k; b++ {
+				blk := buf[b*block : (b+1)*block]
+				binary.LittleEndian.PutUint16(blk, q4Scale)
+				binary.LittleEndian.PutUint64(blk[2:], rng.Uint64())
+				binary.LittleEndian.PutUint64(blk[10:], rng.Uint64())
+			}
+			if _, err := out.Write(buf[:k*block]); err != nil {
+				return err
+			}
+			n -= 32 * k
 		}
 		return nil
 	}
