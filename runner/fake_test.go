@@ -32,6 +32,9 @@ type fakeEngine struct {
 	noPartialRemove bool
 	// failLogits, when set, is consulted before each Logits call.
 	failLogits func(i int) error
+	// onLogits, when set, is called at the start of each Logits call with
+	// the number of decodes so far (a GPU backend's wait for the device).
+	onLogits func(n int)
 }
 
 func newFakeEngine(vocab int) *fakeEngine {
@@ -79,6 +82,9 @@ func (e *fakeEngine) Decode(b Batch) error {
 func (e *fakeEngine) Logits(i int) ([]float32, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.onLogits != nil {
+		e.onLogits(len(e.batches))
+	}
 	if e.failLogits != nil {
 		if err := e.failLogits(i); err != nil {
 			return nil, err

@@ -4,10 +4,11 @@ package runner
 // a slot samples from at step t is a function of the tokens its guide has
 // accepted, all of which were accepted before step t's batch was built;
 // the logits play no part. So while the loop goroutine is inside
-// Engine.Decode (cgo, the CPU cores busy with the forward pass, or idle
-// waiting for a GPU), one goroutine fills the masks of the slots whose
-// logits this batch will produce, and next applies them when the rows
-// arrive. Exactly the mask next would have filled itself: the same
+// Engine.Decode and then Engine.Logits (cgo, the CPU cores busy with the
+// forward pass; with a GPU backend llama_decode only queues the graph and
+// the first row read waits for the device), one goroutine fills the masks
+// of the slots whose logits this batch will produce, and next applies
+// them once the rows are read. Exactly the mask next would have filled itself: the same
 // FillMaskWithin and the same budget (remaining reads only the request
 // and its usage, which the decode does not change), and skipped (filled
 // after the decode as before) where next would first jump forward: a

@@ -116,6 +116,40 @@ func TestOverlapDuringDecode(t *testing.T) {
 	}
 }
 
+// TestOverlapDuringLogits: with a GPU backend llama_decode returns once
+// the graph is queued and the first Logits call waits for the device, so
+// the masks must fill during Logits too. The fake's decode returns at
+// once and its Logits waits (at most 5 s) for the guide's FillMask from
+// the second decode on: were the rows read only after the masks, every
+// wait would run out and no mask would count as filled during it.
+func TestOverlapDuringLogits(t *testing.T) {
+	r, eng := start(t, Config{Slots: 1, OverlapMasks: true})
+	g := &signalGuide{scriptGuide: newScript(testEOS, true, []TokenID{1, 2}, []TokenID{3, 4}, []TokenID{5, 6}), filled: make(chan struct{}, 8)}
+	eng.mu.Lock()
+	eng.onLogits = func(n int) {
+		if n <= 1 {
+			return // the prompt's row: the first mask waits for the budget check
+		}
+		g.decoding.Store(true)
+		defer g.decoding.Store(false)
+		select {
+		case <-g.filled:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	eng.mu.Unlock()
+	res := collect(t, submit(t, r, Request{Prompt: prompt(1, 3), Guide: g}))
+	if res.final.Err != nil || len(res.tokens) != 3 {
+		t.Fatalf("%v, want 3 tokens and a normal finish", res)
+	}
+	if n := g.during.Load(); n != 2 {
+		t.Errorf("%d masks filled while the rows were read, want 2", n)
+	}
+	if st := r.Stats(); st.LogitsTime <= 0 {
+		t.Errorf("Stats.LogitsTime = %v, want the time inside Logits", st.LogitsTime)
+	}
+}
+
 // TestNoJumpForward: with jump-forward off every token is sampled (a
 // forced one from its one-token mask), none goes out forced, and the
 // outputs still match.

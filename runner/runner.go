@@ -444,6 +444,28 @@ func (r *Runner) step() {
 	premasked := r.startMasks()
 	err := r.eng.Decode(*b)
 	decodeTime := time.Since(td)
+	// The rows are read before waiting for the masks: with a GPU backend
+	// llama_decode returns once the graph is queued and reading the first
+	// row waits for the device, so the masks fill while the GPU computes.
+	// Reading touches only the engine (this goroutine's); what the rows
+	// mean for the slots is decided after the masks are in.
+	type fetched struct {
+		row []float32
+		err error
+	}
+	var rows []fetched
+	var logitsTime time.Duration
+	if err == nil {
+		tl := time.Now()
+		rows = make([]fetched, len(r.slots))
+		for i, s := range r.slots {
+			if s.logitIdx < 0 || s.req == nil {
+				continue
+			}
+			rows[i].row, rows[i].err = r.eng.Logits(s.logitIdx)
+		}
+		logitsTime = time.Since(tl)
+	}
 	if premasked != nil {
 		<-premasked
 	}
@@ -473,12 +495,12 @@ func (r *Runner) step() {
 	// (Config.ParallelSampling), since each slot owns its sampler and
 	// constraint.
 	var work []*slot
-	for _, s := range r.slots {
+	for i, s := range r.slots {
 		if s.logitIdx < 0 || s.req == nil {
 			continue
 		}
 		s.prefilling = false
-		row, err := r.eng.Logits(s.logitIdx)
+		row, err := rows[i].row, rows[i].err
 		if err == nil && len(row) != r.vocab {
 			err = fmt.Errorf("row of %d logits, want %d", len(row), r.vocab)
 		}
@@ -493,6 +515,7 @@ func (r *Runner) step() {
 	r.addStepStats(t0, decodeTime, prompt)
 	r.mu.Lock()
 	r.stats.BatchTokens += int64(b.Len())
+	r.stats.LogitsTime += logitsTime
 	r.mu.Unlock()
 }
 

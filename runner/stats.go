@@ -18,7 +18,10 @@ type Stats struct {
 	StepTime    time.Duration // total time in steps (decode, mask, sampling)
 	MaxStepTime time.Duration // the longest step
 	DecodeTime  time.Duration // time inside Engine.Decode
-	SampleTime  time.Duration // time inside the sampler
+	// LogitsTime is the time inside Engine.Logits, reading the rows out
+	// (with a GPU backend it includes waiting for the device to finish).
+	LogitsTime time.Duration
+	SampleTime time.Duration // time inside the sampler
 	// ConstraintTime is the time in FillMask, Accept and Forced, added when
 	// each request finishes.
 	ConstraintTime time.Duration
