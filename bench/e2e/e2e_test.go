@@ -101,6 +101,8 @@ func TestReportRates(t *testing.T) {
 	st[modeConform].add(outcome{tokens: 10, finish: runner.FinishLength, valid: true, ttft: 50, queued: true, decode: 450})
 	st[modeConform].add(outcome{tokens: 10, finish: runner.FinishEOS, unchecked: true, ttft: 6, decode: 450})
 	st[modeConform].wall, st[modeConform].step = 2*time.Second, 2*time.Second
+	st[modeConform].ttftCold = []float64{15, 17, 16} // compile + TTFT of the three that did not queue
+	st[modeConform].steps, st[modeConform].decodeTime, st[modeConform].logitsTime = 100, time.Second, 10*time.Millisecond
 	// llama.cpp: one complete but invalid, one refused.
 	st[modeLlama].add(outcome{tokens: 8, finish: runner.FinishEOS})
 	st[modeLlama].requests++
@@ -118,6 +120,15 @@ func TestReportRates(t *testing.T) {
 	if c.TTFTP50ms != 6 || c.DecodeTokS != 20 {
 		t.Errorf("conform TTFT p50, decode tok/s = %v, %v; want 6 (the queued request left out), 20", c.TTFTP50ms, c.DecodeTokS)
 	}
+	if c.TTFTColdP50ms == nil || *c.TTFTColdP50ms != 16 || r.Unconstrained.TTFTColdP50ms != nil {
+		t.Errorf("conform cold TTFT p50 = %v (unconstrained %v), want 16 (and none)", c.TTFTColdP50ms, r.Unconstrained.TTFTColdP50ms)
+	}
+	if c.StepUs != 20000 || c.DecodeUsPerStep != 10000 || c.LogitsUsPerStep != 100 {
+		t.Errorf("conform step, decode, logits µs/step = %v, %v, %v; want 20000, 10000, 100", c.StepUs, c.DecodeUsPerStep, c.LogitsUsPerStep)
+	}
+	if r.ConformWarm != nil {
+		t.Errorf("ConformWarm = %+v without conform_warm in the modes", r.ConformWarm)
+	}
 	if c.OverheadPct == nil || *c.OverheadPct != 100 {
 		t.Errorf("conform overhead = %v, want +100%% (40 tok/s unconstrained, 20 conform)", c.OverheadPct)
 	}
@@ -131,7 +142,7 @@ func TestReportRates(t *testing.T) {
 	r.Config.Modes = modeNames[:]
 	var out strings.Builder
 	r.print(&out)
-	for _, want := range []string{"unconstrained", "conform", "llamacpp_grammar", "1 complete outputs left unchecked"} {
+	for _, want := range []string{"unconstrained", "conform", "llamacpp_grammar", "1 complete outputs left unchecked", "cold TTFT p50 ms", "logits µs/step"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("print output lacks %q:\n%s", want, out.String())
 		}
@@ -222,6 +233,8 @@ func TestParseModes(t *testing.T) {
 		{"unconstrained", "max", []string{"unconstrained"}},
 		{"conform, unconstrained", "conform", []string{"unconstrained", "conform"}},
 		{"llamacpp_grammar", "conform", []string{"llamacpp_grammar"}},
+		{"conform,conform_warm", "conform", []string{"conform", "conform_warm"}},
+		{"conform_warm", "max", nil},      // it reuses what conform warmed
 		{"unconstrained", "conform", nil}, // its lengths come from conform
 		{"free", "max", nil},
 		{"", "max", nil},

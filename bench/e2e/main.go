@@ -53,6 +53,21 @@
 // defaults (Conform: at most 20 characters per gap; llama.cpp: a space, or
 // up to two newlines and 20 blanks).
 //
+// -modes ...,conform_warm runs each chunk's conform requests a second
+// time on the same compiled constraints, whose DFA states and masks the
+// first run built: a server's constraint-cache hit. The second table
+// gives TTFT p50/p99 per mode, the conform run's cold TTFT (each schema's
+// compile time added to its first request's TTFT: a cache miss), and the
+// mean step with its time inside Engine.Decode and Engine.Logits (the row
+// copy; with a GPU backend also the wait for the device, as llama_decode
+// returns once the graph is queued).
+//
+// GPU: -n-gpu-layers -1 offloads every layer to the GPU of the backend
+// library in -backend-dir (make build-cuda writes build/lib); without one
+// the run warns and stays on the CPU, and the header names the backend.
+// bench/gpu.sh runs the GPU measurement (batch sizes 1 to 64, a Llama-3.1-
+// 8B-shaped Q4_0 model) in one command.
+//
 // Schemas are taken evenly spaced through the file (-limit N of them).
 // Schemas Conform refuses, or the validator cannot compile, are skipped for
 // all three modes and counted. Schemas llama.cpp's converter refuses still
@@ -93,7 +108,9 @@ func main() {
 	flag.StringVar(&cfg.overlap, "overlap", "auto", "fill the masks during the decode (runner.Config.OverlapMasks): auto (llamaengine's choice), on or off")
 	flag.StringVar(&cfg.kv, "kv", "auto", "KV cache layout (llama.Params.KVLayout): auto (unified at -parallel > 1), unified or per-sequence")
 	flag.BoolVar(&cfg.noJump, "no-jump", false, "no jump-forward: forced tokens are sampled one a step (runner.Config.NoJumpForward)")
-	modes := flag.String("modes", "all", "modes to run: all, or a comma-separated list of unconstrained, conform, llamacpp_grammar")
+	modes := flag.String("modes", "all", "modes to run: all (unconstrained, conform, llamacpp_grammar), or a comma-separated list of those and conform_warm (conform again on the warmed constraints: a cache hit)")
+	flag.IntVar(&cfg.gpuLayers, "n-gpu-layers", 0, "layers offloaded to a GPU (-1: all; needs a backend library in -backend-dir)")
+	flag.StringVar(&cfg.backendDir, "backend-dir", "", "folder of llama.cpp backend libraries (libggml-cuda.so: make build-cuda writes build/lib)")
 	flag.Parse()
 	if cfg.model == "" || cfg.maskbench == "" {
 		fmt.Fprintln(os.Stderr, "e2e: -model and -maskbench are required")

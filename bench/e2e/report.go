@@ -14,11 +14,14 @@ import (
 // and setup costs.
 type report struct {
 	runinfo.Stamp
-	Unconstrained   *modeReport  `json:"unconstrained"`
-	Conform         *modeReport  `json:"conform"`
-	LlamacppGrammar *modeReport  `json:"llamacpp_grammar"`
-	Config          reportConfig `json:"config"`
-	Skipped         struct {
+	Unconstrained   *modeReport `json:"unconstrained"`
+	Conform         *modeReport `json:"conform"`
+	LlamacppGrammar *modeReport `json:"llamacpp_grammar"`
+	// ConformWarm is the conform requests run again on the constraints the
+	// conform run warmed (-modes ...,conform_warm); absent otherwise.
+	ConformWarm *modeReport  `json:"conform_warm,omitempty"`
+	Config      reportConfig `json:"config"`
+	Skipped     struct {
 		ConformRefused   int `json:"conform_refused"`   // skipped in every mode
 		ValidatorRefused int `json:"validator_refused"` // skipped in every mode
 		LlamaRefused     int `json:"llamacpp_refused"`  // run in (a) and (b); invalid in (c)
@@ -62,6 +65,12 @@ type reportConfig struct {
 	// KVLayout is the KV cache layout the model was loaded with (-kv,
 	// resolved): unified or per-sequence.
 	KVLayout string `json:"kv_layout"`
+	// Backend names the devices the layers run on (llama.Backends.Summary:
+	// "CPU", or "CUDA: CUDA0 (NVIDIA H200, ...)"), GPULayers the layers
+	// llama.cpp was asked to offload (-n-gpu-layers resolved; 0 without a
+	// GPU device).
+	Backend   string `json:"backend"`
+	GPULayers int    `json:"gpu_layers"`
 }
 
 // modeReport is one mode's figures. ValidRate and OverheadPct are absent
@@ -76,6 +85,20 @@ type modeReport struct {
 	// slot at once (the prompt is mostly reused from the KV cache after
 	// the first request: it is one step plus the first mask, not prefill).
 	TTFTP50ms float64 `json:"ttft_p50_ms"`
+	TTFTP99ms float64 `json:"ttft_p99_ms"`
+	// TTFTColdP50ms and TTFTColdP99ms (conform only) add each schema's
+	// compile time to its request's TTFT: a server's first request with
+	// that schema (constraint cache miss). The conform TTFT itself has the
+	// compiled constraint but builds its DFA states and masks as it goes;
+	// conform_warm's TTFT is a cache hit.
+	TTFTColdP50ms *float64 `json:"ttft_cold_p50_ms,omitempty"`
+	TTFTColdP99ms *float64 `json:"ttft_cold_p99_ms,omitempty"`
+	// StepUs is the mean runner step; DecodeUsPerStep and LogitsUsPerStep
+	// its time inside Engine.Decode and Engine.Logits (the row copies; with
+	// a GPU backend the wait for the device too).
+	StepUs          float64 `json:"step_us"`
+	DecodeUsPerStep float64 `json:"decode_us_per_step"`
+	LogitsUsPerStep float64 `json:"logits_us_per_step"`
 	// DecodeTokS is tokens per second within requests: each request's
 	// tokens after its first over the time from its first token to its
 	// last (per sequence; TokS is the whole batch's throughput).
@@ -113,6 +136,16 @@ func (r *report) fill(stats [numModes]modeStats) {
 			mr.TokS = float64(st.tokens) / st.wall.Seconds()
 		}
 		mr.TTFTP50ms = percentile(st.ttft, 50)
+		mr.TTFTP99ms = percentile(st.ttft, 99)
+		if len(st.ttftCold) > 0 {
+			c50, c99 := percentile(st.ttftCold, 50), percentile(st.ttftCold, 99)
+			mr.TTFTColdP50ms, mr.TTFTColdP99ms = &c50, &c99
+		}
+		if st.steps > 0 {
+			mr.StepUs = float64(st.step.Microseconds()) / float64(st.steps)
+			mr.DecodeUsPerStep = float64(st.decodeTime.Microseconds()) / float64(st.steps)
+			mr.LogitsUsPerStep = float64(st.logitsTime.Microseconds()) / float64(st.steps)
+		}
 		if st.decodeMs > 0 {
 			mr.DecodeTokS = float64(st.decodeTokens) / (st.decodeMs / 1e3)
 		}
@@ -140,13 +173,16 @@ func (r *report) fill(stats [numModes]modeStats) {
 			ms[m].OverheadPct = &o
 		}
 	}
-	r.Unconstrained, r.Conform, r.LlamacppGrammar = ms[0], ms[1], ms[2]
+	r.Unconstrained, r.Conform, r.LlamacppGrammar = ms[modeUnconstrained], ms[modeConform], ms[modeLlama]
+	if slices.Contains(r.Config.Modes, modeNames[modeConformWarm]) {
+		r.ConformWarm = ms[modeConformWarm]
+	}
 }
 
 func (r *report) print(w io.Writer) {
 	c := r.Config
-	fmt.Fprintf(w, "model %s, vocabulary %d, %d threads, parallel %d, max tokens %d, temperature %g, whitespace %s, prompt %d tokens, length %s, overlap %v, jump-forward %v, KV %s\n",
-		c.Model, c.Vocab, c.Threads, c.Parallel, c.MaxTokens, c.Temperature, c.Whitespace, c.PromptTokens, c.Length, c.OverlapMasks, !c.NoJumpForward, c.KVLayout)
+	fmt.Fprintf(w, "model %s, vocabulary %d, %d threads, parallel %d, max tokens %d, temperature %g, whitespace %s, prompt %d tokens, length %s, overlap %v, jump-forward %v, KV %s, backend %s, GPU layers %d\n",
+		c.Model, c.Vocab, c.Threads, c.Parallel, c.MaxTokens, c.Temperature, c.Whitespace, c.PromptTokens, c.Length, c.OverlapMasks, !c.NoJumpForward, c.KVLayout, c.Backend, c.GPULayers)
 	if p := r.Prefill; p != nil {
 		fmt.Fprintf(w, "prefill: %.1f tok/s (a %d-token prompt in one batch, median of %d)\n", p.TokS, p.Tokens, p.Rounds)
 	}
@@ -156,8 +192,9 @@ func (r *report) print(w io.Writer) {
 		r.Setup.ConformCompileP50ms, r.Setup.LlamaConvertP50ms, r.Setup.LlamaGrammarInitP50ms)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "mode\trequests\ttokens\ttok/s\tdecode tok/s\tTTFT ms\tp50 ms\tp99 ms\tconstraint µs/tok\tconstraint share\tforced\tcomplete\tvalid (of complete)\tvalid (of all)\toverhead\t")
-	for i, mr := range []*modeReport{r.Unconstrained, r.Conform, r.LlamacppGrammar} {
-		if !slices.Contains(c.Modes, modeNames[i]) {
+	rows := []*modeReport{r.Unconstrained, r.Conform, r.LlamacppGrammar, r.ConformWarm}
+	for i, mr := range rows {
+		if mr == nil || !slices.Contains(c.Modes, modeNames[i]) {
 			continue
 		}
 		valid, validAll, over := "-", "-", "-"
@@ -171,6 +208,20 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.2f\t%.1f\t%.1f\t%.1f\t%.0f\t%.1f%%\t%.1f%%\t%.1f%%\t%s\t%s\t%s\t\n",
 			modeNames[i], mr.Requests, mr.Tokens, mr.TokS, mr.DecodeTokS, mr.TTFTP50ms, mr.P50ms, mr.P99ms, mr.ConstraintUsPerToken,
 			mr.ConstraintSharePct, mr.ForcedSharePct, 100*mr.CompleteRate, valid, validAll, over)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "mode\tTTFT p50 ms\tTTFT p99 ms\tcold TTFT p50 ms\tcold TTFT p99 ms\tstep µs\tdecode µs/step\tlogits µs/step\t")
+	for i, mr := range rows {
+		if mr == nil || !slices.Contains(c.Modes, modeNames[i]) {
+			continue
+		}
+		c50, c99 := "-", "-"
+		if mr.TTFTColdP50ms != nil {
+			c50, c99 = fmt.Sprintf("%.1f", *mr.TTFTColdP50ms), fmt.Sprintf("%.1f", *mr.TTFTColdP99ms)
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%s\t%s\t%.0f\t%.0f\t%.0f\t\n", modeNames[i], mr.TTFTP50ms, mr.TTFTP99ms, c50, c99, mr.StepUs, mr.DecodeUsPerStep, mr.LogitsUsPerStep)
 	}
 	tw.Flush()
 	if n := r.Conform.Unchecked + r.LlamacppGrammar.Unchecked; n > 0 {

@@ -41,6 +41,8 @@ type config struct {
 	noJump                              bool           // runner.Config.NoJumpForward
 	kv                                  string         // auto, unified, per-sequence: llama.Params.KVLayout
 	modes                               [numModes]bool // the modes to run (-modes)
+	gpuLayers                           int            // llama.Params.GPULayers (-n-gpu-layers)
+	backendDir                          string         // llama.Params.BackendDir (-backend-dir)
 }
 
 // parseModes reads -modes: "all" or a comma-separated list of mode names.
@@ -49,9 +51,7 @@ type config struct {
 func parseModes(list, length string) ([numModes]bool, error) {
 	var on [numModes]bool
 	if list == "all" {
-		for m := range on {
-			on[m] = true
-		}
+		on[modeUnconstrained], on[modeConform], on[modeLlama] = true, true, true
 		return on, nil
 	}
 	for _, name := range strings.Split(list, ",") {
@@ -60,6 +60,9 @@ func parseModes(list, length string) ([numModes]bool, error) {
 			return on, fmt.Errorf("-modes: unknown mode %q (want all, or some of %s)", name, strings.Join(modeNames[:], ","))
 		}
 		on[i] = true
+	}
+	if on[modeConformWarm] && !on[modeConform] {
+		return on, fmt.Errorf("-modes: conform_warm needs conform (it reuses the constraints conform warmed)")
 	}
 	if on[modeUnconstrained] && !on[modeConform] && length == "conform" {
 		return on, fmt.Errorf("-modes: unconstrained without conform needs -length max (with -length conform it takes the Conform run's lengths)")
@@ -94,15 +97,19 @@ const (
 	modeUnconstrained mode = iota
 	modeConform
 	modeLlama
+	// modeConformWarm runs the conform requests again on the same compiled
+	// constraints, whose lazily built DFA states and masks the conform
+	// run made: a server's constraint cache hit. Not in "all".
+	modeConformWarm
 	numModes
 )
 
-var modeNames = [numModes]string{"unconstrained", "conform", "llamacpp_grammar"}
+var modeNames = [numModes]string{"unconstrained", "conform", "llamacpp_grammar", "conform_warm"}
 
 // runOrder is the order of the modes within a chunk: Conform first, so
 // that with -length conform the unconstrained run of each schema can be
-// given exactly the Conform run's token count.
-var runOrder = [numModes]mode{modeConform, modeLlama, modeUnconstrained}
+// given exactly the Conform run's token count, and its warm run next.
+var runOrder = [numModes]mode{modeConform, modeConformWarm, modeLlama, modeUnconstrained}
 
 // job is one schema, ready for the three modes.
 type job struct {
@@ -110,7 +117,8 @@ type job struct {
 	index     int // request index: the seed is cfg.seed+index in every mode
 	schema    json.RawMessage
 	conform   *fsm.Constraint
-	gbnf      string // llama.cpp's grammar; "" when its converter refused
+	compileMs float64 // Conform's compile of the schema (CompileSchema and CompileConstraint)
+	gbnf      string  // llama.cpp's grammar; "" when its converter refused
 	validator *jsonschema.Schema
 }
 
@@ -134,8 +142,11 @@ type modeStats struct {
 	requests, complete, valid, tokens, forced, errors, refused int
 	unchecked                                                  int
 	wall, step, constraint, setup                              time.Duration
+	steps                                                      int64
+	decodeTime, logitsTime                                     time.Duration // inside Engine.Decode and Engine.Logits
 	intervals                                                  []float64
 	ttft                                                       []float64 // of requests that did not queue
+	ttftCold                                                   []float64 // conform: compile + ttft, of those
 	decodeTokens                                               int       // tokens after each request's first
 	decodeMs                                                   float64   // the time they took
 }
@@ -188,7 +199,8 @@ func run(cfg config, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-kv: %w", err)
 	}
-	eng, err := llamaengine.Load(cfg.model, llama.Params{ContextSize: cfg.parallel * seqCtx, Parallel: cfg.parallel, Threads: cfg.threads, KVLayout: kv})
+	eng, err := llamaengine.Load(cfg.model, llama.Params{ContextSize: cfg.parallel * seqCtx, Parallel: cfg.parallel, Threads: cfg.threads, KVLayout: kv,
+		GPULayers: cfg.gpuLayers, BackendDir: cfg.backendDir})
 	if err != nil {
 		return err
 	}
@@ -208,7 +220,11 @@ func run(cfg config, w io.Writer) error {
 		Model: cfg.model, Maskbench: cfg.maskbench, Schemas: len(entries), OfTotal: total,
 		Parallel: cfg.parallel, MaxTokens: cfg.maxTokens, Threads: cfg.threads, Temperature: cfg.temperature, Whitespace: cfg.whitespace,
 		Vocab: v.Width, PromptTokens: len(promptIDs), Length: cfg.length, NoJumpForward: cfg.noJump, Modes: cfg.modeList(),
+		GPULayers: eng.Model().Placement().GPULayers, Backend: eng.Model().Placement().Backends.Summary(),
 	}}
+	if w := eng.Model().Placement().Warning; w != "" {
+		fmt.Fprintln(os.Stderr, "e2e: warning:", w)
+	}
 	var jobs []*job
 	var conformCompile, llamaConvert []float64
 	for _, e := range entries {
@@ -222,7 +238,8 @@ func run(cfg config, w io.Writer) error {
 			}
 			continue
 		}
-		conformCompile = append(conformCompile, ms(time.Since(t0)))
+		j.compileMs = ms(time.Since(t0))
+		conformCompile = append(conformCompile, j.compileMs)
 		j.conform = c
 		if j.validator, err = compileValidator(e.Schema); err != nil {
 			rep.Skipped.ValidatorRefused++
@@ -314,7 +331,7 @@ func run(cfg config, w io.Writer) error {
 			for ci, j := range chunk {
 				req := runner.Request{Prompt: promptIDs, MaxTokens: cfg.maxTokens, Params: params(j)}
 				switch m {
-				case modeConform:
+				case modeConform, modeConformWarm:
 					t0 := time.Now()
 					tw := &timed{c: j.conform.NewMatcher()}
 					st.setup += time.Since(t0)
@@ -366,6 +383,9 @@ func run(cfg config, w io.Writer) error {
 			}
 			st.wall += wall
 			st.step += after.StepTime - before.StepTime
+			st.steps += after.Steps - before.Steps
+			st.decodeTime += after.DecodeTime - before.DecodeTime
+			st.logitsTime += after.LogitsTime - before.LogitsTime
 			for i, o := range outs {
 				if tw := wrappers[i]; tw != nil {
 					o.constraint = time.Duration(tw.d.Load())
@@ -380,6 +400,9 @@ func run(cfg config, w io.Writer) error {
 					conformTokens[ci] = o.tokens
 				}
 				st.add(o)
+				if m == modeConform && !o.queued && o.tokens > 0 {
+					st.ttftCold = append(st.ttftCold, j.compileMs+o.ttft)
+				}
 				lines[ci].set(m, o, reqs[i].MaxTokens)
 				if cfg.verbose {
 					fmt.Fprintf(w, "%-16s %-40s %-6s %3d tok valid=%-5v unchecked=%-5v %q\n", modeNames[m], j.id, o.finish, o.tokens, o.valid, o.unchecked, clip(o.text, 120))
@@ -457,6 +480,7 @@ type schemaLine struct {
 	Unconstrained *lineRequest `json:"unconstrained,omitempty"`
 	Conform       *lineRequest `json:"conform,omitempty"`
 	Llama         *lineRequest `json:"llamacpp_grammar,omitempty"`
+	ConformWarm   *lineRequest `json:"conform_warm,omitempty"`
 }
 
 // lineRequest is one request's figures in a schemaLine.
@@ -482,6 +506,9 @@ func (l *schemaLine) set(m mode, o outcome, maxTokens int) {
 	case modeConform:
 		lr.Valid = &o.valid
 		l.Conform = lr
+	case modeConformWarm:
+		lr.Valid = &o.valid
+		l.ConformWarm = lr
 	case modeLlama:
 		lr.Valid = &o.valid
 		l.Llama = lr
