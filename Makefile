@@ -7,6 +7,7 @@
 #   make build-cuda  make build, and llama.cpp's CUDA backend into build/lib (needs the
 #                    NVIDIA toolkit and cmake; CUDA_ARCHITECTURES=90 etc., default native);
 #                    then build/conform-serve --n-gpu-layers -1 ... runs on the GPU
+#   make gpu-bundle  build/gpu: what bench/gpu.sh needs on a GPU host without Go
 #   make env         print the exports that let plain go commands build the cgo packages:
 #                    eval "$(make -s env)"
 #   make test        everything (pure-Go packages, then the llama.cpp binding)
@@ -129,6 +130,37 @@ build-cuda: build
 	    -DCONFORM_LIB_DIR=$(BACKEND_DIR) -DCMAKE_CUDA_ARCHITECTURES="$(CUDA_ARCHITECTURES)" >/dev/null && \
 	  PATH="$$PATH:/usr/local/cuda/bin" cmake --build $(CUDA_BUILD_DIR) --target ggml-cuda -j $$(nproc)
 	@echo "build-cuda: $(BACKEND_DIR)/libggml-cuda.so; run build/conform-serve --n-gpu-layers -1 ..."
+
+# gpu-bundle prepares GPU_BUNDLE for bench/gpu.sh on a GPU host that has
+# nvcc, cmake and ninja but no Go toolchain (DEVELOPERS.md's device
+# machine): bin/e2e.gz and bin/conform-serve.gz (cgo, CPU_TARGET=x86-64-v3 so
+# that they run on any recent x86-64 CPU: one more llama.cpp compile, about
+# 10 minutes on 2 cores, then cached), bin/mkmodel.gz (gzipped to fit),
+# the ollama module's
+# ggml sources (ollama/ml/backend/ggml/ggml, from which gpu.sh builds the
+# CUDA backend with internal/llama/backends/CMakeLists.txt), GPU_SCHEMAS
+# MaskBench schemas taken evenly spaced from ../shared (the benchmark's
+# inputs; build/ is never committed) and COMMIT. It fits the device
+# tool's 64 MiB: `run` with carry ["build/gpu"] and command
+# `bash bench/gpu.sh`.
+GPU_BUNDLE  ?= build/gpu
+GPU_SCHEMAS ?= 128
+.PHONY: gpu-bundle gpu-bundle-bins
+gpu-bundle: llama-deps
+	@test -f $(SHARED)/maskbench/dev.jsonl || { echo "gpu-bundle: $(SHARED)/maskbench/dev.jsonl not found (SHARED=...)" >&2; exit 1; }
+	rm -rf $(GPU_BUNDLE) && mkdir -p $(GPU_BUNDLE)/bin $(GPU_BUNDLE)/ollama/ml/backend/ggml
+	$(MAKE) --no-print-directory CPU_TARGET=x86-64-v3 gpu-bundle-bins
+	CGO_ENABLED=0 $(GO) build -o $(GPU_BUNDLE)/bin/mkmodel ./cmd/mkmodel
+	@dir=$(call moddir,$(OLLAMA)); cp -r "$$dir/ml/backend/ggml/ggml" $(GPU_BUNDLE)/ollama/ml/backend/ggml/ && chmod -R u+w $(GPU_BUNDLE)/ollama && \
+	  find $(GPU_BUNDLE)/ollama -name '*.go' -delete # CMake needs none, and go list ./... would take them for this module's packages
+	awk -v n=$$(wc -l < $(SHARED)/maskbench/dev.jsonl) -v k=$(GPU_SCHEMAS) 'int((NR-1)*k/n) != int(NR*k/n)' $(SHARED)/maskbench/dev.jsonl > $(GPU_BUNDLE)/schemas.jsonl
+	git rev-parse --short HEAD > $(GPU_BUNDLE)/COMMIT; git diff --quiet HEAD || echo "+uncommitted" >> $(GPU_BUNDLE)/COMMIT
+	gzip -9 $(GPU_BUNDLE)/bin/*
+	@du -sh $(GPU_BUNDLE)
+
+gpu-bundle-bins:
+	$(GO) build -o $(GPU_BUNDLE)/bin/e2e ./bench/e2e
+	$(GO) build -o $(GPU_BUNDLE)/bin/conform-serve ./cmd/serve
 
 # backend-blas builds ggml's BLAS backend the same way into
 # build/backend-blas/lib, for internal/llama's TestBackendLibrary: a real
