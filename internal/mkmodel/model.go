@@ -277,50 +277,46 @@ const (
 // randomQ8_0 returns a writer of n Q8_0 values (n a multiple of 32): per
 // block of 32, the F16 scale q8Scale and 32 random int8 in [-127, 127].
 func randomQ8_0(rng *rand.Rand, n uint64) func(io.Writer) error {
-	return func(out io.Writer) error {
-		const block = 34
-		buf := make([]byte, 1024*block)
-		for n > 0 {
-			k := min(n/32, uint64(len(buf)/block))
-			for b := uint64(0); b < k; b++ {
-				blk := buf[b*block : (b+1)*block]
-				binary.LittleEndian.PutUint16(blk, q8Scale)
-				for i := 0; i < 32; i += 8 {
-					r := rng.Uint64()
-					for j := range 8 {
-						q := int8(r >> (8 * j))
-						if q == -128 {
-							q = -127
-						}
-						blk[2+i+j] = byte(q)
-					}
+	return randomBlocks(n, 34, func(blk []byte) {
+		binary.LittleEndian.PutUint16(blk, q8Scale)
+		for i := 0; i < 32; i += 8 {
+			r := rng.Uint64()
+			for j := range 8 {
+				q := int8(r >> (8 * j))
+				if q == -128 {
+					q = -127
 				}
+				blk[2+i+j] = byte(q)
 			}
-			if _, err := out.Write(buf[:k*block]); err != nil {
-				return err
-			}
-			n -= 32 * k
 		}
-		return nil
-	}
+	})
 }
 
 // randomQ4_0 returns a writer of n Q4_0 values (n a multiple of 32): per
 // block of 32, the F16 scale q4Scale and 16 random bytes of two 4-bit
 // quants each.
 func randomQ4_0(rng *rand.Rand, n uint64) func(io.Writer) error {
+	return randomBlocks(n, 18, func(blk []byte) {
+		binary.LittleEndian.PutUint16(blk, q4Scale)
+		binary.LittleEndian.PutUint64(blk[2:], rng.Uint64())
+		binary.LittleEndian.PutUint64(blk[10:], rng.Uint64())
+	})
+}
+
+// randomBlocks returns a writer of n values in blocks of 32, each block
+// size bytes that fill writes, in order.
+func randomBlocks(n uint64, size int, fill func(blk []byte)) func(io.Writer) error {
 	return func(out io.Writer) error {
-		const block = 18
-		buf := make([]byte, 1024*block)
+		if n%32 != 0 {
+			return fmt.Errorf("%d values are not whole blocks of 32", n)
+		}
+		buf := make([]byte, 1024*size)
 		for n > 0 {
-			k := min(n/32, uint64(len(buf)/block))
-			for b := uint64(0); b < k; b++ {
-				blk := buf[b*block : (b+1)*block]
-				binary.LittleEndian.PutUint16(blk, q4Scale)
-				binary.LittleEndian.PutUint64(blk[2:], rng.Uint64())
-				binary.LittleEndian.PutUint64(blk[10:], rng.Uint64())
+			k := min(n/32, uint64(len(buf)/size))
+			for b := range int(k) {
+				fill(buf[b*size : (b+1)*size])
 			}
-			if _, err := out.Write(buf[:k*block]); err != nil {
+			if _, err := out.Write(buf[:int(k)*size]); err != nil {
 				return err
 			}
 			n -= 32 * k
