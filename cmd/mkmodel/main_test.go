@@ -33,10 +33,20 @@ func TestRun(t *testing.T) {
 	if got, _ := f.Uint32("llama.embedding_length"); got != 64 {
 		t.Errorf("embedding_length = %d, want the tiny preset's 64", got)
 	}
+	q4 := filepath.Join(dir, "q4.gguf")
+	if err := run(config{preset: "tiny", tokenizer: "cl100k", seed: 3, typ: "q4_0", out: q4}); err != nil {
+		t.Fatalf("run(-type q4_0): %v", err)
+	}
+	if f, err := gguf.Open(q4); err != nil {
+		t.Fatal(err)
+	} else if ft, _ := f.Uint32("general.file_type"); ft != 2 {
+		t.Errorf("-type q4_0: general.file_type = %d, want 2 (MOSTLY_Q4_0)", ft)
+	}
 	bad := []struct {
 		c    config
 		want string
 	}{
+		{config{preset: "tiny", tokenizer: "cl100k", typ: "q5_k", out: out}, "unknown -type"},
 		{config{preset: "tiny", out: out}, "required"},
 		{config{preset: "tiny", tokenizer: "cl100k"}, "required"},
 		{config{preset: "huge", tokenizer: "cl100k", out: out}, "unknown preset"},
