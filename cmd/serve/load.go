@@ -238,8 +238,10 @@ func loadModel(ctx context.Context, cfg Config, log *slog.Logger, progress io.Wr
 	if placement.Warning != "" {
 		log.Warn("--n-gpu-layers: "+placement.Warning, "fix", "build the CUDA backend with `make build-cuda` (it writes build/lib) and name its folder with --backend-dir, or leave --n-gpu-layers at 0")
 	}
-	for _, f := range placement.Backends.Failed {
-		log.Warn("backend library not loaded", "path", f.Path, "error", f.Err)
+	if placement.Warning == "" { // the warning already names the libraries that failed
+		for _, f := range placement.Backends.Failed {
+			log.Warn("backend library not loaded", "path", f.Path, "error", f.Err)
+		}
 	}
 	name := cfg.ServedModelName
 	if name == "" {
