@@ -1,8 +1,12 @@
 package fsm
 
-import "unicode/utf8"
+import (
+	"unicode"
+	"unicode/utf8"
+)
 
-// Assertions in JSON Schema patterns: ^ and $ anywhere, and lookaheads.
+// Assertions in JSON Schema patterns: ^ and $ anywhere, lookaheads, and
+// word boundaries.
 //
 // ParsePattern reads an ECMA-262 pattern with search semantics. The parser
 // turns the anchors at the ends of top-level alternatives into .* wrappers
@@ -47,13 +51,26 @@ import "unicode/utf8"
 // match of X, which is "no suffix of the repeated text is in X·.* ∩ .+"
 // (for (?=X): no suffix outside it). Anything else (lookaheads under
 // alternation or other repeats, lookbehinds) is refused.
+//
+// Word boundaries. \b holds between a word character (\w: [A-Za-z0-9_])
+// and a character that is not one, the start and the end of the input
+// counting as non-word; \B holds where \b does not. Characters that some
+// validators read as word characters and others do not are kept away from
+// both (see classNon). A top-level sequence with a word boundary is
+// resolved from the right with its suffixes kept apart by the class of
+// their first character and by what a boundary to their right needs of
+// the character before them (boundarySeq), so boundaries, anchors and
+// lookaheads may appear anywhere in it; a \b or \B inside a group is
+// refused.
 
-// The marker ops: ^ and $ not at the ends of a top-level alternative, and
-// lookaheads (Subs[0] the body; Min 1 for a negative one).
+// The marker ops: ^ and $ not at the ends of a top-level alternative,
+// lookaheads (Subs[0] the body; Min 1 for a negative one), and word
+// boundaries.
 const (
 	opAssertBegin Op = 100 + iota
 	opAssertEnd
 	opLookahead
+	opWordBoundary // \b; Min 1 for \B
 )
 
 // maxAssertRepeat bounds the count of a repeat whose body crosses an
@@ -102,44 +119,246 @@ func (r *assertResolver) top(n *Node) (*Node, error) {
 	if !r.hasMarker(n) {
 		return n, nil
 	}
-	seq := flattenConcat(n, nil)
+	acc, err := r.seqParts(flattenConcat(n, nil))
+	if err != nil {
+		return nil, err
+	}
+	return Alt(acc[0], acc[1], acc[2], acc[3]), nil
+}
+
+// seqParts resolves a top-level sequence (its items, which start at the
+// start of the input and end at its end) into its parts, from the right.
+func (r *assertResolver) seqParts(seq []*Node) (parts, error) {
+	for _, it := range seq {
+		if it.Op == opWordBoundary {
+			return r.boundarySeq(seq)
+		}
+	}
 	acc := plainParts(empty) // the parts of seq[i+1:]
 	for i := len(seq) - 1; i >= 0; i-- {
+		var err error
+		if acc, err = r.seqItem(seq, i, acc); err != nil {
+			return parts{}, err
+		}
+	}
+	return acc, nil
+}
+
+// seqItem prepends item i of a top-level sequence, not a word boundary, to
+// the parts acc of the items after it.
+func (r *assertResolver) seqItem(seq []*Node, i int, acc parts) (parts, error) {
+	it := seq[i]
+	switch {
+	case it.Op == opLookahead:
+		la, err := r.lookLanguage(it, r.zeroWidth(seq[:i]))
+		if err != nil {
+			return parts{}, err
+		}
+		for k, x := range acc {
+			if x.Op == OpNoMatch {
+				continue
+			}
+			if it.Min == 1 {
+				acc[k] = And(x, Diff(r.anyC, la))
+			} else {
+				acc[k] = And(x, la)
+			}
+		}
+		return acc, nil
+	case isGuardedRepeat(it):
+		if !partsOnlyEmpty(acc) {
+			return parts{}, r.unsupported(it.Subs[0].Subs[0], "lookahead in a repeat that is not the end of its pattern")
+		}
+		rep, err := r.guardedRepeat(it)
+		if err != nil {
+			return parts{}, err
+		}
+		return catParts(plainParts(rep), acc), nil
+	}
+	d, err := r.parts(it)
+	if err != nil {
+		return parts{}, err
+	}
+	return catParts(d, acc), nil
+}
+
+// The classes of a character next to a word boundary. ECMA-262 reads \b
+// with the ASCII word characters of \w, but validators differ: Python's
+// re and .NET-style engines (regexp2) count letters, marks and digits of
+// every script as word characters. So that every output satisfies both
+// readings, only ASCII characters are next to a \b or \B: a non-ASCII
+// one is in neither class, and text starting or ending with it does not
+// meet a boundary's need. (Telling the non-ASCII non-word characters
+// apart, by Unicode category, costs thousands of byte ranges in every
+// automaton the boundary touches.) The start and the end of the input
+// count as non-word in both readings.
+var (
+	wordChar    = RuneClass(asciiWord...)
+	nonWordChar = RuneClass(complementRunes(append(append([]RuneRange(nil), asciiWord...), RuneRange{0x80, unicode.MaxRune}))...)
+	ambigChar   = RuneClass(RuneRange{0x80, unicode.MaxRune})
+)
+
+// The class of a character after a position: an ASCII word character, an
+// ASCII non-word character (or the end of the input), or neither.
+const (
+	classNon = iota
+	classWord
+	classAmbig
+)
+
+var (
+	classStarts = [3]*Node{classNon: Cat(nonWordChar, anyStar), classWord: Cat(wordChar, anyStar), classAmbig: Cat(ambigChar, anyStar)}
+	needEnds    = [3]*Node{1 + classNon: Cat(anyStar, nonWordChar), 1 + classWord: Cat(anyStar, wordChar)}
+)
+
+// boundarySeq is seqParts for a sequence that holds a word boundary. From
+// the right, the text after each position is kept in parts split by what
+// is known of it: the class of its first character (class: of the
+// character right after the position, see above), and what a word boundary to its
+// right still needs of the character right before the position (need: 0
+// nothing, else 1 + the class). An item that consumes text satisfies the
+// need with its last character and fixes the class with its first one; an
+// item that may consume nothing passes the need on. A \b or \B turns the
+// class into a need (\b: the other class, \B: the same one), which
+// contradicts a different need already there. At the start of the input
+// the character before counts as not a word character.
+func (r *assertResolver) boundarySeq(seq []*Node) (parts, error) {
+	var acc [3][3]parts
+	for c := range acc {
+		for q := range acc[c] {
+			acc[c][q] = parts{noMatch, noMatch, noMatch, noMatch}
+		}
+	}
+	acc[classNon][0] = plainParts(empty) // the end of the input
+	alt := func(x, y parts) parts {
+		return parts{Alt(x[0], y[0]), Alt(x[1], y[1]), Alt(x[2], y[2]), Alt(x[3], y[3])}
+	}
+	starts, ends := classStarts, needEnds
+	first := 0 // the first word boundary: items before it need no class
+	for seq[first].Op != opWordBoundary {
+		first++
+	}
+	for i := len(seq) - 1; i >= 0; i-- {
 		it := seq[i]
-		switch {
-		case it.Op == opLookahead:
-			la, err := r.lookLanguage(it, r.zeroWidth(seq[:i]))
-			if err != nil {
-				return nil, err
+		var next [3][3]parts
+		for c := range next {
+			for q := range next[c] {
+				next[c][q] = parts{noMatch, noMatch, noMatch, noMatch}
 			}
-			for k, x := range acc {
-				if x.Op == OpNoMatch {
-					continue
-				}
+		}
+		if it.Op == opWordBoundary {
+			for c := range acc[:classAmbig] { // neither class: no boundary
+				need := 1 + (1 - c) // \b: the other class before
 				if it.Min == 1 {
-					acc[k] = And(x, Diff(r.anyC, la))
-				} else {
-					acc[k] = And(x, la)
+					need = 1 + c // \B: the same class
+				}
+				for q, e := range acc[c] {
+					if q == 0 || q == need {
+						next[c][need] = alt(next[c][need], e)
+					}
 				}
 			}
-		case isGuardedRepeat(it):
-			if !partsOnlyEmpty(acc) {
-				return nil, r.unsupported(it.Subs[0].Subs[0], "lookahead in a repeat that is not the end of its pattern")
+			acc = next
+			continue
+		}
+		if it.Op == opLookahead {
+			// Zero width: it changes no class and no need.
+			for c := range acc {
+				for q, e := range acc[c] {
+					x, err := r.seqItem(seq, i, e)
+					if err != nil {
+						return parts{}, err
+					}
+					next[c][q] = x
+				}
+			}
+			acc = next
+			continue
+		}
+		var d parts
+		if isGuardedRepeat(it) {
+			for c := range acc {
+				for _, e := range acc[c] {
+					if !partsOnlyEmpty(e) {
+						return parts{}, r.unsupported(it.Subs[0].Subs[0], "lookahead in a repeat that is not the end of its pattern")
+					}
+				}
 			}
 			rep, err := r.guardedRepeat(it)
 			if err != nil {
-				return nil, err
+				return parts{}, err
 			}
-			acc = catParts(plainParts(rep), acc)
-		default:
-			d, err := r.parts(it)
-			if err != nil {
-				return nil, err
+			d = plainParts(rep)
+		} else {
+			var err error
+			if d, err = r.parts(it); err != nil {
+				return parts{}, err
 			}
-			acc = catParts(d, acc)
+		}
+		var none parts // d's parts that consume nothing
+		for k, x := range d {
+			none[k] = emptyPart(x)
+		}
+		for c := range acc {
+			for q, e := range acc[c] {
+				if partsNone(e) {
+					continue
+				}
+				// Consuming nothing: the class and the need pass on.
+				next[c][q] = alt(next[c][q], catParts(none, e))
+				// Consuming text: its last character meets the need and
+				// its first one sets the class.
+				x := d
+				if q > 0 {
+					x = andParts(x, ends[q])
+				}
+				if i < first {
+					// No boundary left of it reads its class.
+					next[classNon][0] = alt(next[classNon][0], catParts(x, e))
+					continue
+				}
+				for cx := range starts {
+					next[cx][0] = alt(next[cx][0], catParts(andParts(x, starts[cx]), e))
+				}
+			}
+		}
+		acc = next
+	}
+	out := parts{noMatch, noMatch, noMatch, noMatch}
+	for c := range acc {
+		for q, e := range acc[c] {
+			if q != 1+classWord {
+				out = alt(out, e)
+			}
 		}
 	}
-	return Alt(acc[0], acc[1], acc[2], acc[3]), nil
+	return out, nil
+}
+
+// partsNone reports whether every part of p is ∅.
+func partsNone(p parts) bool {
+	for _, x := range p {
+		if x.Op != OpNoMatch {
+			return false
+		}
+	}
+	return true
+}
+
+// andParts intersects every part of p with lang.
+func andParts(p parts, lang *Node) parts {
+	for k, x := range p {
+		switch x.Op {
+		case OpNoMatch:
+		case OpEmpty:
+			if !nullable(lang) {
+				p[k] = noMatch
+			}
+		default:
+			p[k] = And(x, lang)
+		}
+	}
+	return p
 }
 
 // flattenConcat appends the items of n with nested concatenations
@@ -157,7 +376,7 @@ func flattenConcat(n *Node, out []*Node) []*Node {
 // hasMarker reports whether n contains a marker.
 func (r *assertResolver) hasMarker(n *Node) bool {
 	switch n.Op {
-	case opAssertBegin, opAssertEnd, opLookahead:
+	case opAssertBegin, opAssertEnd, opLookahead, opWordBoundary:
 		return true
 	case OpNoMatch, OpEmpty, OpLiteral, OpRunes, OpBytes:
 		return false
@@ -181,7 +400,7 @@ func (r *assertResolver) hasMarker(n *Node) bool {
 func (r *assertResolver) zeroWidth(items []*Node) bool {
 	for _, it := range items {
 		switch it.Op {
-		case opAssertBegin, opAssertEnd, opLookahead:
+		case opAssertBegin, opAssertEnd, opLookahead, opWordBoundary:
 			continue
 		}
 		if r.hasMarker(it) || !onlyEmpty(it) {
@@ -204,6 +423,8 @@ func (r *assertResolver) parts(n *Node) (parts, error) {
 		return parts{noMatch, noMatch, empty, noMatch}, nil
 	case opLookahead:
 		return parts{}, r.unsupported(n, "lookahead inside a group (only top-level lookaheads and ((?!X).)* are supported)")
+	case opWordBoundary:
+		return parts{}, r.unsupported(n, "word boundary inside a group (only top-level word boundaries are supported)")
 	case OpConcat:
 		acc := plainParts(empty)
 		for _, s := range n.Subs {

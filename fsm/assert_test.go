@@ -55,6 +55,53 @@ var assertPatterns = []struct {
 	{`^(?=.*a)(?=.*b).{2,3}$`, "abc", 4},
 	{`^(?!a).(?!b)`, "ab", 4},
 	{`(?=a$)`, "ab", 3},
+	{`\ba`, "a-", 4},
+	{`a\b`, "a-", 4},
+	{`\ba\b`, "a-", 5},
+	{`\Ba`, "a-", 4},
+	{`a\B-`, "a-", 4},
+	{`^\b`, "a-", 3},
+	{`\b$`, "a-", 3},
+	{`^\B$`, "a-", 2},
+	{`\b\B`, "a-", 3},
+	{`\b`, "a- ", 3},
+	{`-\b-`, "a-", 4},
+	{`(a|-)\b(a|-)`, "a-", 4},
+	{`^a*\b-*$`, "a-", 5},
+	{`x\b(?!a)`, "xa-", 4},
+	{`x\b(?=-|$)`, "xa-", 4},
+	{`a$\b`, "a-", 3},
+	{`\b^a`, "a-", 3},
+	{`^h?:[-a.]{1,3}\.a{1,2}\b([-a.]*)$`, "ha-.:", 7}, // the shape of MaskBench dein.json's URL pattern
+}
+
+// TestPatternWordBoundaryWide: a non-ASCII character (some validators,
+// regexp2 and Python's re, read letters of every script as word
+// characters; ECMA-262 reads ASCII) is next to no \b and no \B, so that
+// every accepted string satisfies both readings.
+func TestPatternWordBoundaryWide(t *testing.T) {
+	for _, tt := range []struct {
+		pattern string
+		in      map[string]bool
+	}{
+		{`\bfoo`, map[string]bool{"foo": true, "-foo": true, "a foo": true, "ơfoo": false, "éfoo": false, "\u0352foo": false, "xfoo": false}},
+		{`\Bfoo`, map[string]bool{"xfoo": true, "ơfoo": false, "-foo": false, "foo": false}},
+		{`^é\b`, map[string]bool{"é": false, "é-": false}},
+		{`^aé`, map[string]bool{"aé": true}},
+		{`^a\bé?$`, map[string]bool{"a": true, "aé": false}},
+		{`x\b.`, map[string]bool{"x-": true, "xé": false, "x\u200d": false, "x\u00a0": false, "x\u2026": false, "x\x7f": true}},
+	} {
+		n, err := ParsePattern(tt.pattern)
+		if err != nil {
+			t.Fatalf("ParsePattern(%q): %v", tt.pattern, err)
+		}
+		d := mustCompile(t, n)
+		for s, want := range tt.in {
+			if got := Matches(d, []byte(s)); got != want {
+				t.Errorf("ParsePattern(%q) on %q = %v, want %v", tt.pattern, s, got, want)
+			}
+		}
+	}
 }
 
 func TestPatternAssertions(t *testing.T) {
@@ -172,6 +219,64 @@ func TestPatternAssertionsRandom(t *testing.T) {
 		}
 	}
 	t.Logf("%d patterns compared with regexp2, %d refused", checked, refused)
+	if checked < n/3 {
+		t.Errorf("only %d of %d random patterns compared", checked, n)
+	}
+}
+
+// TestPatternWordBoundaryRandom: random patterns with \b and \B between
+// their top-level pieces (and now and then inside a group, which must be
+// refused) against regexp2 on every short string over a word character,
+// another one and a non-word character.
+func TestPatternWordBoundaryRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 2))
+	n := 400
+	if testing.Short() {
+		n = 100
+	}
+	checked, refused := 0, 0
+	for i := 0; i < n; i++ {
+		var b strings.Builder
+		for k := rng.IntN(3) + 1; k > 0; k-- {
+			switch rng.IntN(4) {
+			case 0:
+				b.WriteString(`\b`)
+			case 1:
+				b.WriteString(`\B`)
+			}
+			piece := randAssertPattern(rng, 2)
+			if rng.IntN(8) == 0 {
+				piece = `(` + piece + `|\b-)`
+			}
+			b.WriteString(piece)
+		}
+		if rng.IntN(2) == 0 {
+			b.WriteString([]string{`\b`, `\B`}[rng.IntN(2)])
+		}
+		p := b.String()
+		if _, err := regexp2.Compile(p, regexp2.ECMAScript); err != nil {
+			continue
+		}
+		node, err := ParsePattern(p)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Code != ErrUnsupported {
+				t.Errorf("ParsePattern(%q) error %v, want ErrUnsupported or success", p, err)
+			}
+			refused++
+			continue
+		}
+		checkPatternNodes(t, p, node)
+		d, err := Compile(node, Options{})
+		if err != nil {
+			t.Errorf("Compile(ParsePattern(%q)): %v", p, err)
+			continue
+		}
+		if compareRegexp2(t, p, d, []rune("ab-"), 5) {
+			checked++
+		}
+	}
+	t.Logf("%d patterns with word boundaries compared with regexp2, %d refused", checked, refused)
 	if checked < n/3 {
 		t.Errorf("only %d of %d random patterns compared", checked, n)
 	}

@@ -26,6 +26,9 @@ func fuzzSeeds(f *testing.F) {
 	f.Add(`\{(?perm( ?, ?)([a-z]+:[0-9])(a:1)!(bb:[0-9]+)(c:(?:x|y)*))\}`)
 	f.Add(`-?(?mod{7:0})&(?:0|[1-9][0-9]*)`)
 	f.Add(`(?mod{12:1,5-7,11})x|~((?mod{3:0}))`)
+	for _, tt := range assertPatterns {
+		f.Add(tt.pattern)
+	}
 }
 
 // fuzzOptions are the small budgets the compile fuzzers run under.

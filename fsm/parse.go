@@ -16,9 +16,11 @@ func Parse(s string) (*Node, error) { return parse(s, modeProject) }
 // ParseRegex reads a user-supplied regex (the guided_regex of vLLM-style
 // APIs: Python re / RE2 syntax) with full-match semantics. It is Parse
 // without the project extensions: '&' and '~' are literal characters and
-// \y is an error. Lookarounds, backreferences, word boundaries and inner
-// anchors are rejected with ErrUnsupported naming the construct and its
-// offset. \d, \w and \s are ASCII-only.
+// \y is an error. Word boundaries \b and \B in the top-level sequence
+// of an alternative are resolved exactly (assert.go; \w, and so the
+// boundary, is ASCII); lookarounds, backreferences, word boundaries inside
+// a group and inner anchors are rejected with ErrUnsupported naming the
+// construct and its offset. \d, \w and \s are ASCII-only.
 func ParseRegex(s string) (*Node, error) { return parse(s, modePython) }
 
 // ParsePattern reads an ECMA-262 regular expression as JSON Schema's
@@ -29,8 +31,9 @@ func ParseRegex(s string) (*Node, error) { return parse(s, modePython) }
 // ^ and $ anywhere else are assertions (position 0, the end of the input)
 // and are resolved exactly, as are lookaheads (?=X) and (?!X) in the
 // top-level sequence of an alternative and in the form ((?!X)c)* that ends
-// the pattern (assert.go); other lookaheads, lookbehinds, backreferences
-// and word boundaries are rejected with ErrUnsupported.
+// the pattern, and word boundaries \b and \B in the top-level sequence
+// (assert.go); other lookaheads, lookbehinds, backreferences and word
+// boundaries inside a group are rejected with ErrUnsupported.
 //
 // ECMA semantics followed: \d and \w are ASCII; \s is ECMA's white space
 // (\t \n \v \f \r, space, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029,
@@ -279,6 +282,9 @@ func (p *parser) atom() (*Node, error) {
 		it, err := p.escape(false)
 		if err != nil {
 			return nil, err
+		}
+		if it.boundary != 0 {
+			return p.marker(opWordBoundary, nil, it.boundary == 2, start), nil
 		}
 		return it.node(), nil
 	case '*', '+', '?':
@@ -574,6 +580,9 @@ type classItem struct {
 	isSet bool
 	bytes []ByteRange
 	isRaw bool
+	// boundary is 1 for \b and 2 for \B outside a class: not a
+	// character but an assertion (a marker, assert.go).
+	boundary int8
 }
 
 func (it classItem) node() *Node {
@@ -647,9 +656,12 @@ func (p *parser) escape(inClass bool) (classItem, error) {
 		if inClass {
 			return classItem{r: 8}, nil
 		}
-		return bad(ErrUnsupported, `word boundary \b`)
+		return classItem{boundary: 1}, nil
 	case 'B':
-		return bad(ErrUnsupported, `word boundary \B`)
+		if inClass {
+			return bad(ErrUnsupported, `\B in a class`)
+		}
+		return classItem{boundary: 2}, nil
 	case 'A', 'Z', 'z', 'G':
 		return bad(ErrUnsupported, `anchor \`+string(c))
 	case '0':

@@ -96,8 +96,11 @@
 //     carries the count, capped; with maxContains an uncounted element is
 //     element ∧ ¬contains, so maxContains needs an exact negation (else it
 //     is refused). Drafts 6 and 7 read contains alone, draft 4 not at all.
-//   - Patterns with ^ and $ anywhere and with lookaheads in the top-level
-//     sequence or in ((?!X).)* are exact (fsm.ParsePattern).
+//   - Patterns with ^ and $ anywhere, with lookaheads in the top-level
+//     sequence or in ((?!X).)*, and with word boundaries \b and \B in the
+//     top-level sequence are exact (fsm.ParsePattern); a boundary keeps
+//     non-ASCII characters away from itself, since validators disagree on
+//     whether they are word characters.
 //   - uniqueItems over a finite item domain (an items enum/const, each
 //     value checked against the items schema by the reference validator;
 //     no prefixItems or contains): the distinct values in any order,
