@@ -199,23 +199,11 @@ func TestPatternAssertionsRandom(t *testing.T) {
 		if _, err := regexp2.Compile(p, regexp2.ECMAScript); err != nil {
 			continue // not ECMA-262 (a quantified anchor, say)
 		}
-		node, err := ParsePattern(p)
-		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) || e.Code != ErrUnsupported {
-				t.Errorf("ParsePattern(%q) error %v, want ErrUnsupported or success", p, err)
-			}
-			refused++
-			continue
-		}
-		checkPatternNodes(t, p, node)
-		d, err := Compile(node, Options{})
-		if err != nil {
-			t.Errorf("Compile(ParsePattern(%q)): %v", p, err)
-			continue
-		}
-		if compareRegexp2(t, p, d, alphabet, 5) {
+		switch comparePatternRandom(t, p, alphabet) {
+		case randCompared:
 			checked++
+		case randRefused:
+			refused++
 		}
 	}
 	t.Logf("%d patterns compared with regexp2, %d refused", checked, refused)
@@ -257,29 +245,49 @@ func TestPatternWordBoundaryRandom(t *testing.T) {
 		if _, err := regexp2.Compile(p, regexp2.ECMAScript); err != nil {
 			continue
 		}
-		node, err := ParsePattern(p)
-		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) || e.Code != ErrUnsupported {
-				t.Errorf("ParsePattern(%q) error %v, want ErrUnsupported or success", p, err)
-			}
-			refused++
-			continue
-		}
-		checkPatternNodes(t, p, node)
-		d, err := Compile(node, Options{})
-		if err != nil {
-			t.Errorf("Compile(ParsePattern(%q)): %v", p, err)
-			continue
-		}
-		if compareRegexp2(t, p, d, []rune("ab-"), 5) {
+		switch comparePatternRandom(t, p, []rune("ab-")) {
+		case randCompared:
 			checked++
+		case randRefused:
+			refused++
 		}
 	}
 	t.Logf("%d patterns with word boundaries compared with regexp2, %d refused", checked, refused)
 	if checked < n/3 {
 		t.Errorf("only %d of %d random patterns compared", checked, n)
 	}
+}
+
+// The outcomes of comparePatternRandom.
+const (
+	randCompared = iota
+	randRefused
+	randInconclusive // an error reported, or regexp2 timed out
+)
+
+// comparePatternRandom parses and compiles the random ECMA pattern p and
+// compares it with regexp2 on every string over alphabet of at most 5
+// characters; a refusal must be ErrUnsupported.
+func comparePatternRandom(t *testing.T, p string, alphabet []rune) int {
+	t.Helper()
+	node, err := ParsePattern(p)
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) || e.Code != ErrUnsupported {
+			t.Errorf("ParsePattern(%q) error %v, want ErrUnsupported or success", p, err)
+		}
+		return randRefused
+	}
+	checkPatternNodes(t, p, node)
+	d, err := Compile(node, Options{})
+	if err != nil {
+		t.Errorf("Compile(ParsePattern(%q)): %v", p, err)
+		return randInconclusive
+	}
+	if !compareRegexp2(t, p, d, alphabet, 5) {
+		return randInconclusive
+	}
+	return randCompared
 }
 
 // randAssertPattern writes a random ECMA pattern over a, b, c with
