@@ -57,6 +57,21 @@ type compiler struct {
 	conds       bool                          // if/then/else are keywords (not in drafts 3, 4, 6: condKeywords)
 	keys        map[string]objectKey          // objectKeyOf
 	checker     *fsm.Checker                  // isEmpty's, kept for the compile
+	encoders    [EscapesAll + 1]*encoder      // encodeString's, by escape set
+}
+
+// encodeString is EncodeJSONStringWith(cp, c.esc()) with one memo for the
+// whole compile: a pattern that appears in a oneOf branch and in the
+// negations of the other branches is encoded to one node, so the
+// constraint determinizes its JSON-string language once, not once per use.
+func (c *compiler) encodeString(cp *fsm.Node) (*fsm.Node, error) {
+	esc := c.esc()
+	e := c.encoders[esc]
+	if e == nil {
+		e = &encoder{memo: map[*fsm.Node]*fsm.Node{}, esc: esc}
+		c.encoders[esc] = e
+	}
+	return e.encode(cp)
 }
 
 // isEmpty is fsm.IsEmpty under the budget of the compile's emptiness
@@ -79,7 +94,7 @@ func (c *compiler) objectKeyOf(name string) objectKey {
 	if k, ok := c.keys[name]; ok {
 		return k
 	}
-	enc, _ := EncodeJSONStringWith(fsm.Lit(name), c.esc())
+	enc, _ := c.encodeString(fsm.Lit(name))
 	k := objectKey{spellings: fsm.Cat(fsm.Lit(`"`), enc, fsm.Lit(`"`)), canonical: fsm.Lit(canonicalString(name))}
 	if c.keys == nil {
 		c.keys = map[string]objectKey{}

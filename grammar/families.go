@@ -566,7 +566,7 @@ func (c *compiler) stringNode(r *ir, exclStr []*fsm.Node) (*fsm.Node, error) {
 	if cp == nil {
 		body = c.lengthRepeat(strLang[c.esc()].char, r.minLen, r.maxLen)
 	} else {
-		body, err = EncodeJSONStringWith(cp, c.esc())
+		body, err = c.encodeString(cp)
 		if err != nil {
 			return nil, errorf(CodeBadPattern, r.ptr, "pattern", "%v", err)
 		}
@@ -671,14 +671,31 @@ func (c *compiler) stringCP(r *ir, exclStr []*fsm.Node) (*fsm.Node, error) {
 	if lo > 0 || hi >= 0 {
 		parts = append(parts, fsm.Repeat(lengthAlphabet(parts), lo, hi))
 	}
-	if len(exclStr) > 0 {
-		parts = append(parts, fsm.Not(fsm.Alt(exclStr...)))
+	// Each excluded language but literals gets a complement of its own:
+	// a pattern excluded here that another oneOf branch enforces is then
+	// one node (encodeString's memo) and one DFA, where the complement of
+	// their union would be determinized anew. Literals go together, a few
+	// strings subtracted at once.
+	var lits []*fsm.Node
+	for _, x := range exclStr {
+		if x.Op == fsm.OpLiteral {
+			lits = append(lits, x)
+		} else {
+			parts = append(parts, fsm.Not(x))
+		}
+	}
+	if len(lits) > 0 {
+		parts = append(parts, fsm.Not(fsm.Alt(lits...)))
 	}
 	if len(parts) == 0 {
 		return fsm.Star(fsm.AnyRune()), nil
 	}
-	if len(parts) == 1 && parts[0].Op == fsm.OpNot {
-		return fsm.And(fsm.Star(fsm.AnyRune()), parts[0]), nil
+	allNot := true
+	for _, p := range parts {
+		allNot = allNot && p.Op == fsm.OpNot
+	}
+	if allNot {
+		parts = append([]*fsm.Node{fsm.Star(fsm.AnyRune())}, parts...)
 	}
 	return fsm.And(parts...), nil
 }
@@ -930,7 +947,7 @@ func (c *compiler) emitEnum(r *ir) (*fsm.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		body, err := EncodeJSONStringWith(cp, c.esc())
+		body, err := c.encodeString(cp)
 		if err != nil {
 			return nil, errorf(CodeBadPattern, r.ptr, "pattern", "%v", err)
 		}

@@ -73,7 +73,8 @@ func EncodeJSONStringWith(cp *fsm.Node, esc Escapes) (*fsm.Node, error) {
 }
 
 type encoder struct {
-	memo map[*fsm.Node]*fsm.Node
+	memo map[*fsm.Node]*fsm.Node // by code-point node
+	nots map[*fsm.Node]*fsm.Node // the complement of an encoded node
 	esc  Escapes
 }
 
@@ -126,7 +127,16 @@ func (e *encoder) encode(n *fsm.Node) (*fsm.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		r = fsm.And(strLang[e.esc].body, fsm.Not(s))
+		// One node per complemented language: complements of one
+		// language built apart (a oneOf excludes a branch from each of
+		// the others) then share one DFA.
+		if r = e.nots[s]; r == nil {
+			r = fsm.And(strLang[e.esc].body, fsm.Not(s))
+			if e.nots == nil {
+				e.nots = map[*fsm.Node]*fsm.Node{}
+			}
+			e.nots[s] = r
+		}
 	default:
 		return nil, fmt.Errorf("unknown AST op %d", n.Op)
 	}

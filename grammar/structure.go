@@ -108,7 +108,7 @@ func (c *compiler) objectNode(r *ir) (*fsm.Node, error) {
 		if cp == nil { // lenient mode dropped the pattern: no keys for it
 			continue
 		}
-		b, err := EncodeJSONStringWith(cp, c.esc())
+		b, err := c.encodeString(cp)
 		if err != nil {
 			return nil, errorf(CodeBadPattern, pp.pat.ptr, "patternProperties", "%v", err)
 		}
