@@ -223,16 +223,8 @@ var (
 // contradicts a different need already there. At the start of the input
 // the character before counts as not a word character.
 func (r *assertResolver) boundarySeq(seq []*Node) (parts, error) {
-	var acc [3][3]parts
-	for c := range acc {
-		for q := range acc[c] {
-			acc[c][q] = parts{noMatch, noMatch, noMatch, noMatch}
-		}
-	}
+	acc := noParts3()
 	acc[classNon][0] = plainParts(empty) // the end of the input
-	alt := func(x, y parts) parts {
-		return parts{Alt(x[0], y[0]), Alt(x[1], y[1]), Alt(x[2], y[2]), Alt(x[3], y[3])}
-	}
 	starts, ends := classStarts, needEnds
 	first := 0 // the first word boundary: items before it need no class
 	for seq[first].Op != opWordBoundary {
@@ -240,12 +232,7 @@ func (r *assertResolver) boundarySeq(seq []*Node) (parts, error) {
 	}
 	for i := len(seq) - 1; i >= 0; i-- {
 		it := seq[i]
-		var next [3][3]parts
-		for c := range next {
-			for q := range next[c] {
-				next[c][q] = parts{noMatch, noMatch, noMatch, noMatch}
-			}
-		}
+		next := noParts3()
 		if it.Op == opWordBoundary {
 			for c := range acc[:classAmbig] { // neither class: no boundary
 				need := 1 + (1 - c) // \b: the other class before
@@ -254,7 +241,7 @@ func (r *assertResolver) boundarySeq(seq []*Node) (parts, error) {
 				}
 				for q, e := range acc[c] {
 					if q == 0 || q == need {
-						next[c][need] = alt(next[c][need], e)
+						next[c][need] = altParts(next[c][need], e)
 					}
 				}
 			}
@@ -305,7 +292,7 @@ func (r *assertResolver) boundarySeq(seq []*Node) (parts, error) {
 					continue
 				}
 				// Consuming nothing: the class and the need pass on.
-				next[c][q] = alt(next[c][q], catParts(none, e))
+				next[c][q] = altParts(next[c][q], catParts(none, e))
 				// Consuming text: its last character meets the need and
 				// its first one sets the class.
 				x := d
@@ -314,25 +301,43 @@ func (r *assertResolver) boundarySeq(seq []*Node) (parts, error) {
 				}
 				if i < first {
 					// No boundary left of it reads its class.
-					next[classNon][0] = alt(next[classNon][0], catParts(x, e))
+					next[classNon][0] = altParts(next[classNon][0], catParts(x, e))
 					continue
 				}
 				for cx := range starts {
-					next[cx][0] = alt(next[cx][0], catParts(andParts(x, starts[cx]), e))
+					next[cx][0] = altParts(next[cx][0], catParts(andParts(x, starts[cx]), e))
 				}
 			}
 		}
 		acc = next
 	}
-	out := parts{noMatch, noMatch, noMatch, noMatch}
+	out := noParts
 	for c := range acc {
 		for q, e := range acc[c] {
 			if q != 1+classWord {
-				out = alt(out, e)
+				out = altParts(out, e)
 			}
 		}
 	}
 	return out, nil
+}
+
+// noParts is the parts of ∅.
+var noParts = parts{noMatch, noMatch, noMatch, noMatch}
+
+// noParts3 is boundarySeq's grid (by class, by need) of ∅ parts.
+func noParts3() (g [3][3]parts) {
+	for c := range g {
+		for q := range g[c] {
+			g[c][q] = noParts
+		}
+	}
+	return g
+}
+
+// altParts is the union of x and y, part by part.
+func altParts(x, y parts) parts {
+	return parts{Alt(x[0], y[0]), Alt(x[1], y[1]), Alt(x[2], y[2]), Alt(x[3], y[3])}
 }
 
 // partsNone reports whether every part of p is ∅.
