@@ -22,7 +22,9 @@ import (
 // type, not const/enum, a string not matching the pattern, a string,
 // array or object outside the length bound, an object lacking a required
 // name, an object whose listed property is present with a value failing
-// its (recursively negated) schema. Those are schemas the rest of the
+// its (recursively negated) schema, an array with fewer items matching
+// contains than minContains (none: every item fails it) or more than
+// maxContains. Those are schemas the rest of the
 // package compiles exactly (applyNots for the leaf nots) or refuses.
 //
 // An "if" with any other keyword ($ref, allOf, format, numeric bounds,
@@ -185,7 +187,7 @@ func structuredNot(root, n *value, depth int) bool {
 	}
 	for i, k := range n.keys {
 		switch k {
-		case "properties", "allOf", "anyOf", "oneOf", "not", "minItems", "maxItems", "minProperties", "maxProperties", "items",
+		case "properties", "allOf", "anyOf", "oneOf", "not", "minItems", "maxItems", "minProperties", "maxProperties", "items", "contains",
 			"dependencies", "dependentRequired", "dependentSchemas":
 			return true
 		case "required":
@@ -395,6 +397,50 @@ func negateIn(root, cond *value, depth int, keys *[]string, mode negMode) (*valu
 				ck = kwContainsAny // draft 4: compiled, never written into the document
 			}
 			alts = append(alts, family("array", ck, nx))
+		case "contains":
+			// ¬(between minContains and maxContains items match X): fewer
+			// than minContains match (none: every item fails X, items ¬X)
+			// or more than maxContains do. Not a keyword before draft 6;
+			// without minContains/maxContains before 2019-09.
+			d := containsDialect(root)
+			if d == containsNone {
+				continue
+			}
+			lo, hi := 1, -1
+			if d == containsCounts {
+				for _, b := range []struct {
+					k string
+					n *int
+				}{{"minContains", &lo}, {"maxContains", &hi}} {
+					if m := cond.get(b.k); m != nil {
+						n, err := nonNegInt(m, "", b.k)
+						if err != nil || n > maxContainsCount {
+							return nil, false
+						}
+						*b.n = n
+					}
+				}
+			}
+			switch {
+			case hi >= 0 && hi < lo:
+				// Unsatisfiable: every value fails it, arrays included,
+				// and other types pass contains.
+				alts = append(alts, family("array"))
+				continue
+			case lo == 1:
+				nx, ok := negateIn(root, x, depth+1, nil, mode)
+				if !ok {
+					return nil, false
+				}
+				alts = append(alts, family("array", "items", nx))
+			case lo > 1:
+				alts = append(alts, family("array", "contains", x, "minContains", number(0), "maxContains", number(lo-1)))
+			}
+			if hi >= 0 {
+				alts = append(alts, family("array", "contains", x, "minContains", number(hi+1)))
+			}
+		case "minContains", "maxContains":
+			// Read with contains (vacuous without it).
 		case "allOf", "anyOf":
 			if x.k != kArray || len(x.arr) == 0 {
 				return nil, false

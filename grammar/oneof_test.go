@@ -303,6 +303,23 @@ var negatedOneOfTests = []langTest{
 
 func TestNegatedOneOf(t *testing.T) { checkLangTests(t, negatedOneOfTests) }
 
+// negatedContainsTests: contains negated exactly (negateIn), in oneOf
+// branches, under not and in an if.
+var negatedContainsTests = []langTest{
+	{"oneOf-items-or-contains", `{"type":"array","oneOf":[{"items":{"type":"integer"}},{"contains":{"type":"string"}}]}`,
+		[]string{`[]`, `[1,2]`, `["a"]`, `[1,"a",null]`}, []string{`[1,null]`, `[null]`, `{}`}},
+	{"not-contains", `{"type":"array","not":{"contains":{"const":"x"}}}`,
+		[]string{`[]`, `[2,"y"]`, `["xx"]`}, []string{`["x"]`, `[2,"x"]`, `{}`}},
+	{"not-contains-counts", `{"type":"array","items":{"type":"string"},"not":{"contains":{"const":"x"},"minContains":2,"maxContains":3}}`,
+		[]string{`[]`, `["x"]`, `["x","x","x","x"]`, `["y","y"]`}, []string{`["x","x"]`, `["x","y","x"]`, `["x","x","x"]`}},
+	{"oneOf-contains-both", `{"type":"array","items":{"enum":["a","b","c"]},"maxItems":3,"oneOf":[{"contains":{"const":"a"}},{"contains":{"const":"b"}}]}`,
+		[]string{`["a"]`, `["b","b"]`, `["a","c"]`}, []string{`[]`, `["c"]`, `["a","b"]`, `["b","c","a"]`}},
+	{"if-contains", `{"type":"array","items":{"enum":["a","b"]},"if":{"contains":{"const":"a"}},"then":{"maxItems":1}}`,
+		[]string{`[]`, `["a"]`, `["b","b"]`}, []string{`["a","b"]`, `["b","a"]`}},
+}
+
+func TestNegatedContains(t *testing.T) { checkLangTests(t, negatedContainsTests) }
+
 func TestNegateIf(t *testing.T) {
 	tests := []struct {
 		cond string
@@ -335,6 +352,14 @@ func TestNegateIf(t *testing.T) {
 		{`{"if":{"type":"null"},"then":false}`, ""},
 		{`{"$schema":"http://json-schema.org/draft-04/schema#","if":{"type":"null"},"then":false}`, `false`},
 		{`{"$conform:contains":{}}`, ""},
+		{`{"contains":{"const":1}}`, `{"type":"array","items":{"not":{"const":1}}}`},
+		{`{"contains":{"const":1},"minContains":0}`, `false`},
+		{`{"contains":{"const":1},"minContains":2,"maxContains":3}`, `{"anyOf":[{"type":"array","contains":{"const":1},"minContains":0,"maxContains":1},{"type":"array","contains":{"const":1},"minContains":4}]}`},
+		{`{"contains":{"const":1},"maxContains":0}`, `{"type":"array"}`},
+		{`{"contains":{"const":1},"minContains":100}`, ""},
+		{`{"contains":{"$ref":"#"}}`, ""},
+		{`{"$schema":"http://json-schema.org/draft-07/schema#","contains":{"type":"string"},"minContains":3}`, `{"type":"array","items":{"not":{"type":"string"}}}`},
+		{`{"$schema":"http://json-schema.org/draft-04/schema#","contains":{"type":"string"}}`, `false`},
 		{`{"dependencies":{"a":["b"]}}`, `{"allOf":[{"type":"object","required":["a"]},{"type":"object","not":{"required":["b"]}}]}`},
 		{`{"dependentSchemas":{"a":{"type":"object","maxProperties":1}}}`, `{"allOf":[{"type":"object","required":["a"]},{"anyOf":[{"not":{"type":"object"}},{"type":"object","minProperties":2}]}]}`},
 		{`{"patternProperties":{"^x":false}}`, `{"type":"object","not":{"patternProperties":{"^x":false}}}`}, // a witness (witness.go)

@@ -55,7 +55,7 @@ func TestRandomWalksValidateFinite(t *testing.T) {
 // constructs are the prefixes of the schema names in
 // testdata/schemas/constructs.jsonl: one per construct compiled exactly
 // beyond the basic keywords, each with at least minPerConstruct schemas.
-var constructs = []string{"pattern-anchor", "pattern-lookahead", "pattern-boundary", "ref-anchor", "property-names", "contains", "items-negation", "ref-siblings", "pattern-overlap", "negated-oneof", "number-value", "unique-finite", "oneof-discriminator", "not-ref", "format-envelope", "witness", "length-alphabet", "negated-extras", "not-number", "multiple-remainder", "multiple-rational"}
+var constructs = []string{"pattern-anchor", "pattern-lookahead", "pattern-boundary", "ref-anchor", "property-names", "contains", "items-negation", "ref-siblings", "pattern-overlap", "negated-oneof", "number-value", "unique-finite", "oneof-discriminator", "not-ref", "format-envelope", "witness", "length-alphabet", "negated-extras", "not-number", "multiple-remainder", "multiple-rational", "contains-negation"}
 
 const minPerConstruct = 20
 
