@@ -122,8 +122,14 @@ func rewriteCond(root, v *value, targets map[*value]bool) {
 	if all != nil && (all.k != kArray || len(all.arr) == 0) {
 		return
 	}
-	if holdsTarget(cond, targets, 0) || holdsTarget(then, targets, 0) || holdsTarget(els, targets, 0) {
+	if holdsTarget(cond, targets, 0) {
 		return
+	}
+	// A then or else that a $ref points into stays where it is, where
+	// without if it asserts nothing, so that the reference still resolves.
+	drop := []string{"if", "then", "else"}
+	if holdsTarget(then, targets, 0) || holdsTarget(els, targets, 0) {
+		drop = drop[:1]
 	}
 	notCond, ok := negateIf(root, cond, 0)
 	if !ok || hasKeyword(notCond, kwContainsAny, 0) {
@@ -136,7 +142,7 @@ func rewriteCond(root, v *value, targets map[*value]bool) {
 		els = &value{k: kBool, b: true}
 	}
 	group := object("anyOf", array(object("allOf", array(cond, then)), object("allOf", array(notCond, els))))
-	moveToAllOf(v, all, group, "if", "then", "else")
+	moveToAllOf(v, all, group, drop...)
 }
 
 // moveToAllOf removes the members named drop from the schema object v and
@@ -529,7 +535,9 @@ func negateIn(root, cond *value, depth int, keys *[]string, mode negMode) (*valu
 				}
 			}
 		case "if", "then", "else":
-			if condKeywords(root) {
+			// then and else without if assert nothing (rewriteCond
+			// leaves them so when a $ref points into them).
+			if condKeywords(root) && cond.get("if") != nil && (cond.get("then") != nil || cond.get("else") != nil) {
 				return nil, false
 			}
 		default:

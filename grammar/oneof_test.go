@@ -273,6 +273,15 @@ var ifThenElseTests = []langTest{
 	{"not-ref-target-kept", `{"allOf":[{"enum":[{"foo":false},{"foo":{"bar":1}}]},{"not":{"not":{"additionalProperties":false,"properties":{"foo":{"$ref":"#/allOf/1/not/not"}}}}}]}`,
 		[]string{`{"foo":false}`},
 		[]string{`{"foo":{"bar":1}}`}},
+	// $refs point into the then and the else (JsonSchemaStore ui5.yaml's
+	// definitions beside each case): they stay in place, inert without
+	// their if, and the references still resolve.
+	{"if-ref-into-then", `{"type":"object","properties":{"v":{"enum":["1","2"]}},"required":["v"],"if":{"properties":{"v":{"const":"1"}}},"then":{"properties":{"x":{"$ref":"#/then/definitions/x"}},"definitions":{"x":{"type":"integer"}}},"else":{"properties":{"x":{"$ref":"#/else/definitions/x"}},"definitions":{"x":{"type":"string"}}}}`,
+		[]string{`{"v":"1","x":1}`, `{"v":"2","x":"s"}`, `{"v":"1"}`},
+		[]string{`{"v":"1","x":"s"}`, `{"v":"2","x":1}`, `{}`}},
+	{"if-nested-ref-into-then", `{"type":"object","properties":{"a":{"type":"boolean"},"b":{"type":"boolean"}},"required":["a","b"],"if":{"properties":{"a":{"const":true}}},"then":{"if":{"properties":{"b":{"const":true}}},"then":{"properties":{"c":{"$ref":"#/then/then/definitions/c"}},"definitions":{"c":{"const":1}}},"else":{"properties":{"c":{"const":2}}}},"else":{"properties":{"c":{"const":3}}}}`,
+		[]string{`{"a":true,"b":true,"c":1}`, `{"a":true,"b":false,"c":2}`, `{"a":false,"b":true,"c":3}`, `{"a":true,"b":true}`},
+		[]string{`{"a":true,"b":true,"c":2}`, `{"a":true,"b":false,"c":1}`, `{"a":false,"b":false,"c":1}`}},
 }
 
 func TestIfThenElse(t *testing.T) {
@@ -350,6 +359,8 @@ func TestNegateIf(t *testing.T) {
 		{`{"oneOf":[{"type":"null"},{"type":"string"}]}`, `{"allOf":[{"not":{"type":"null"}},{"not":{"type":"string"}}]}`},
 		{`{"type":"string","x-unknown":1,"preproccess":{"a":1}}`, `{"not":{"type":"string"}}`},
 		{`{"if":{"type":"null"},"then":false}`, ""},
+		{`{"if":{"type":"null"}}`, `false`},
+		{`{"type":"null","then":false,"else":false}`, `{"not":{"type":"null"}}`},
 		{`{"$schema":"http://json-schema.org/draft-04/schema#","if":{"type":"null"},"then":false}`, `false`},
 		{`{"$conform:contains":{}}`, ""},
 		{`{"contains":{"const":1}}`, `{"type":"array","items":{"not":{"const":1}}}`},
