@@ -260,22 +260,63 @@ func (c *compiler) dropDisjoint(s *ir, nv *value, ptr string) (_ *value, _ strin
 		alts = any.arr
 	}
 	var kept []*value
+	changed := false
 	for k, a := range alts {
 		ar, err := c.collect(sref{a, ptr + "/$alt" + strconv.Itoa(k)}, nil)
 		if err == nil && c.disjoint(s, ar, 3) {
 			continue
+		}
+		if c.itemsFail(s, a, ptr+"/$alt"+strconv.Itoa(k)) {
+			// Every item of s fails X: "an item fails X" is "an item".
+			a, changed = object("type", str("array"), "minItems", number(1)), true
 		}
 		kept = append(kept, a)
 	}
 	switch {
 	case len(kept) == 0:
 		return nil, "", false
-	case len(kept) == len(alts):
+	case len(kept) == len(alts) && !changed:
 		return nv, ptr, true
 	case len(kept) == 1:
 		return kept[0], ptr + "/$kept", true
 	}
 	return object("anyOf", array(kept...)), ptr + "/$kept", true
+}
+
+// itemsFail reports whether a is the negation of an items schema,
+// {"type": "array", "contains": {"not": X}} (negateIn's), and every item
+// branch s admits fails X by disjoint's proofs: then on s's arrays a holds
+// exactly for the non-empty ones. Without this, a oneOf of arrays of
+// disjoint enums (which overlap only in []) gets one contains per other
+// branch, more than an array may carry.
+func (c *compiler) itemsFail(s *ir, a *value, ptr string) bool {
+	if a.k != kObject || len(a.keys) != 2 || a.get("type") == nil || a.get("type").str != "array" || !s.itemsSet || len(s.prefix) > 0 {
+		return false
+	}
+	ck := a.get("contains")
+	if ck == nil {
+		ck = a.get(kwContainsAny)
+	}
+	if ck == nil || ck.k != kObject || len(ck.keys) != 1 || ck.get("not") == nil {
+		return false
+	}
+	x, err := c.collect(sref{ck.get("not"), ptr + "/contains/not"}, nil)
+	if err != nil {
+		return false
+	}
+	var items *ir
+	for k, it := range s.items {
+		r, err := c.collect(it, nil)
+		if err != nil {
+			return false
+		}
+		if k == 0 {
+			items = r
+		} else {
+			items = merge(items, r)
+		}
+	}
+	return items != nil && c.disjoint(items, x, 3)
 }
 
 // maxDiscBranches bounds the branches oneOfDiscriminated compares pairwise.

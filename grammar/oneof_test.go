@@ -306,6 +306,10 @@ var negatedOneOfTests = []langTest{
 		[]string{`{"a":1}`}, []string{`{}`, `{"b":1}`, `1`}},
 	{"closed-one-key-branch", `{"type":"array","items":{"oneOf":[{"type":"object","required":["type","url"]},{"type":"object","additionalProperties":{"enum":[false]},"minProperties":1,"maxProperties":1}]}}`,
 		[]string{`[{"type":1,"url":2}]`, `[{"x":false}]`}, []string{`[{"type":1}]`, `[{}]`}},
+	// Arrays of disjoint enums overlap only in []: each other branch's
+	// negation is "non-empty", not one contains each (MaskBench o62057).
+	{"arrays-of-disjoint-enums", `{"oneOf":[{"type":"array","maxItems":3,"items":{"enum":["a","b"]}},{"type":"array","maxItems":3,"items":{"enum":["c"]}},{"type":"array","maxItems":3,"items":{"enum":["d"]}},{"type":"array","maxItems":3,"items":{"enum":["e"]}},{"type":"array","maxItems":3,"items":{"enum":["f"]}},{"type":"array","maxItems":3,"items":{"enum":["g","a"]}}]}`,
+		[]string{`["b"]`, `["c","c"]`, `["f"]`, `["g"]`, `["b","a"]`, `["g","a"]`}, []string{`[]`, `["a"]`, `["a","a"]`, `["c","d"]`, `["a","b","a","b"]`}},
 	{"unknown-keyword-in-branch", `{"oneOf":[{"type":"string","preproccess":"x"},{"type":"string","maxLength":2}]}`,
 		[]string{`"abc"`}, []string{`"ab"`, `""`, `1`}},
 }
